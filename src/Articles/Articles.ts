@@ -1,0 +1,80 @@
+import { Effect } from "effect"
+import type { CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
+import { Conflict, NotFound } from "../Domain/Errors.ts"
+import { isUuid } from "../Domain/Fields.ts"
+import { ArticlesRepo } from "./Repo.ts"
+
+const articleNotFound = new NotFound({ message: "article not found" })
+const slugConflict = (slug: string) => new Conflict({ message: `slug ${slug} is already used by another article` })
+
+/** `How do I reset my password?` → `how-do-i-reset-my-password` */
+export const slugify = (title: string) =>
+  title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80)
+    .replace(/-+$/g, "") || "article"
+
+export class Articles extends Effect.Service<Articles>()("app/Articles", {
+  dependencies: [ArticlesRepo.Default],
+  effect: Effect.gen(function*() {
+    const repo = yield* ArticlesRepo
+
+    const search = Effect.fn("Articles.search")(function*(projectId: string, q: string, limit: number) {
+      return yield* repo.search(projectId, q, limit)
+    })
+
+    const freeSlug = (projectId: string, base: string) =>
+      Effect.map(repo.slugsLike(projectId, base), (taken) => {
+        if (!taken.has(base)) return base
+        let n = 2
+        while (taken.has(`${base}-${n}`)) n++
+        return `${base}-${n}`
+      })
+
+    const create = Effect.fn("Articles.create")(function*(projectId: string, input: CreateArticleInput) {
+      const fields = {
+        projectId,
+        title: input.title,
+        body: input.body,
+        category: input.category,
+        published: input.published ?? false
+      }
+      if (input.slug != null) {
+        const created = yield* repo.insert({ ...fields, slug: input.slug })
+        if (created === undefined) return yield* slugConflict(input.slug)
+        return created
+      }
+      const base = slugify(input.title)
+      // a concurrent create can take the free slug first: look again and retry
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const created = yield* repo.insert({ ...fields, slug: yield* freeSlug(projectId, base) })
+        if (created !== undefined) return created
+      }
+      return yield* slugConflict(base)
+    })
+
+    const update = Effect.fn("Articles.update")(function*(projectId: string, id: string, input: UpdateArticleInput) {
+      if (!isUuid(id)) return yield* articleNotFound
+      const updated = yield* repo.update(projectId, id, {
+        title: input.title ?? undefined,
+        body: input.body ?? undefined,
+        category: input.category ?? undefined,
+        slug: input.slug ?? undefined,
+        published: input.published ?? undefined
+      })
+      if (updated === "slug-taken") return yield* slugConflict(input.slug ?? "")
+      if (updated === undefined) return yield* articleNotFound
+      return updated
+    })
+
+    const remove = Effect.fn("Articles.remove")(function*(projectId: string, id: string) {
+      if (!isUuid(id) || !(yield* repo.remove(projectId, id))) return yield* articleNotFound
+    })
+
+    return { search, create, update, remove } as const
+  })
+}) {}

@@ -1,0 +1,80 @@
+import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, type Option, type Redacted } from "effect"
+
+/** `1m`, `30s`, `500ms`, `2h` or a plain number of milliseconds. */
+export const parseDuration = (text: string): Duration.Duration | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text)
+  if (match === null) return undefined
+  const value = Number(match[1])
+  switch (match[2]) {
+    case "h":
+      return Duration.hours(value)
+    case "m":
+      return Duration.minutes(value)
+    case "s":
+      return Duration.seconds(value)
+    default:
+      return Duration.millis(value)
+  }
+}
+
+const durationList = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((text) => {
+      const parts = text.split(",").map((part) => parseDuration(part))
+      return parts.every((part) => part !== undefined)
+        ? Either.right(parts as Array<Duration.Duration>)
+        : Either.left(ConfigError.InvalidData([name], `${name} must be durations such as 1m,5m,30m`))
+    })
+  )
+
+const duration = (name: string, fallback: string) =>
+  durationList(name, fallback).pipe(
+    Config.mapOrFail((parts) =>
+      parts.length === 1
+        ? Either.right(parts[0]!)
+        : Either.left(ConfigError.InvalidData([name], `${name} must be one duration such as 10s`))
+    )
+  )
+
+const oneOf = <const A extends ReadonlyArray<string>>(name: string, values: A, fallback: A[number]) =>
+  Config.literal(...values)(name).pipe(Config.withDefault(fallback))
+
+export const settings = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(20)),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
+  webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
+  triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),
+  errorTracker: oneOf("ERROR_TRACKER", ["none", "sentry"], "none"),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+})
+
+export interface Settings {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly databasePoolSize: number
+  readonly dataDir: string
+  readonly adminToken: Option.Option<Redacted.Redacted>
+  readonly rateLimitPerMinute: number
+  readonly redisUrl: Option.Option<Redacted.Redacted>
+  readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
+  readonly webhookTimeout: Duration.Duration
+  readonly triageProvider: "local" | "openai"
+  readonly errorTracker: "none" | "sentry"
+  readonly trustProxy: boolean
+  readonly logLevel: LogLevel.LogLevel
+}
+
+/** Every setting, read once from the environment when the service starts. */
+export class AppConfig extends Context.Tag("app/Config")<AppConfig, Settings>() {
+  static readonly layer = Layer.effect(AppConfig, settings)
+}

@@ -1,0 +1,33 @@
+import { FileSystem } from "@effect/platform"
+import { Migrator, SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { fileURLToPath } from "node:url"
+
+const migrationsFolder = new URL("../../migrations/", import.meta.url)
+
+/**
+ * Reads `migrations/NNNN_name.sql`. The Migrator's own file loader only knows .js/.ts modules,
+ * and plain SQL files keep the schema readable by anyone who knows PostgreSQL.
+ */
+const sqlFolderLoader: Migrator.Loader<FileSystem.FileSystem> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const names = yield* fs.readDirectory(fileURLToPath(migrationsFolder))
+  return names
+    .flatMap((name): Array<Migrator.ResolvedMigration> => {
+      const match = /^(\d{4})_(.+)\.sql$/.exec(name)
+      if (match === null) return []
+      const load = Effect.map(
+        fs.readFileString(fileURLToPath(new URL(name, migrationsFolder))),
+        (text) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text))
+      )
+      return [[Number(match[1]), match[2]!, load]]
+    })
+    .sort((a, b) => a[0] - b[0])
+}).pipe(
+  Effect.mapError((cause) => new Migrator.MigrationError({ reason: "bad-state", message: String(cause) }))
+)
+
+export const run = Migrator.make({})({ loader: sqlFolderLoader })
+
+/** Brings the schema up to date before anything else touches the database. */
+export const layer = Layer.effectDiscard(run.pipe(Effect.orDie))

@@ -1,0 +1,106 @@
+import type { Priority, Status } from "./Fields.ts"
+
+export const EventKinds = [
+  "ticket_created",
+  "ticket_replied",
+  "ticket_resolved",
+  "ticket_status_changed",
+  "ticket_assigned"
+] as const
+export type EventKind = (typeof EventKinds)[number]
+
+/** The body of a webhook delivery, exactly as CONTRACT lists it per event. */
+export interface ServiceEvent {
+  readonly event: EventKind
+  readonly timestamp: string
+  readonly data: { readonly id: string; readonly project_id: string } & Record<string, unknown>
+}
+
+export const ticketCreated = (ticket: {
+  readonly id: string
+  readonly project_id: string
+  readonly subject: string
+  readonly status: Status
+  readonly priority: Priority
+  readonly sender_email: string | null
+  readonly created_at: string
+}): ServiceEvent => ({
+  event: "ticket_created",
+  timestamp: ticket.created_at,
+  data: {
+    id: ticket.id,
+    subject: ticket.subject,
+    status: ticket.status,
+    priority: ticket.priority,
+    sender_email: ticket.sender_email,
+    project_id: ticket.project_id,
+    created_at: ticket.created_at
+  }
+})
+
+export const ticketReplied = (message: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly message_id: string
+  readonly author_type: "contact" | "agent" | "system"
+  readonly body: string
+  readonly contact_email: string | null
+  readonly created_at: string
+}): ServiceEvent => ({
+  event: "ticket_replied",
+  timestamp: message.created_at,
+  data: {
+    id: message.ticket_id,
+    project_id: message.project_id,
+    message_id: message.message_id,
+    author_type: message.author_type,
+    body: message.body,
+    contact_email: message.contact_email,
+    created_at: message.created_at
+  }
+})
+
+/** `ticket_status_changed`, and `ticket_resolved` beside it when the new status is resolved. */
+export const statusChanged = (change: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly status: Status
+  readonly previous_status: Status
+  readonly updated_at: string
+}): ReadonlyArray<ServiceEvent> => {
+  const data = {
+    id: change.ticket_id,
+    project_id: change.project_id,
+    status: change.status,
+    previous_status: change.previous_status,
+    updated_at: change.updated_at
+  }
+  const changed: ServiceEvent = { event: "ticket_status_changed", timestamp: change.updated_at, data }
+  return change.status === "resolved"
+    ? [changed, { event: "ticket_resolved", timestamp: change.updated_at, data }]
+    : [changed]
+}
+
+export interface AgentRef {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+}
+
+export const ticketAssigned = (change: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly assignee: AgentRef
+  readonly previous_assignee: AgentRef | null
+  readonly updated_at: string
+}): ServiceEvent => ({
+  event: "ticket_assigned",
+  timestamp: change.updated_at,
+  data: {
+    id: change.ticket_id,
+    project_id: change.project_id,
+    assignee: change.assignee,
+    previous_assignee: change.previous_assignee,
+    updated_at: change.updated_at
+  }
+})

@@ -1,0 +1,13 @@
+import { createHash, timingSafeEqual } from "node:crypto"
+
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url")
+
+/** `tf_` and 32 random bytes; the key is shown once and only its hash is stored. */
+export const newApiKey = () => `tf_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`
+
+export const newAdminToken = () => `adm_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`
+
+export const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
+
+/** Compares hashes, so the time taken says nothing about how much of the token was right. */
+export const sameSecret = (given: string, expected: string) => timingSafeEqual(sha256(given), sha256(expected))

@@ -1,0 +1,244 @@
+import { DateTime, Effect } from "effect"
+import { AppConfig } from "../Config.ts"
+import { NotFound, ValidationError } from "../Domain/Errors.ts"
+import * as Events from "../Domain/Events.ts"
+import { isUuid } from "../Domain/Fields.ts"
+import type {
+  AddMessageInput,
+  AgentMessageInput,
+  CreateTicketInput,
+  MessageCreated,
+  TicketCreated,
+  UpdateTicketInput
+} from "../Domain/Ticket.ts"
+import { eventJobs, type NewJob, ticketCreatedJobs } from "../Jobs/Outbox.ts"
+import { TicketsRepo } from "./Repo.ts"
+
+const ticketNotFound = new NotFound({ message: "ticket not found" })
+
+const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
+
+/** Tag names de-duplicated case-insensitively; the first spelling wins. */
+const distinctTags = (tags: ReadonlyArray<string>) => {
+  const seen = new Map<string, string>()
+  for (const tag of tags) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag)
+  return [...seen.values()]
+}
+
+export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
+  dependencies: [TicketsRepo.Default],
+  effect: Effect.gen(function*() {
+    const repo = yield* TicketsRepo
+    const config = yield* AppConfig
+    const errorTracker = config.errorTracker !== "none"
+
+    const create = Effect.fn("Tickets.create")(function*(projectId: string, input: CreateTicketInput) {
+      const id = crypto.randomUUID()
+      const createdAt = yield* nowIso
+      const priority = input.priority ?? "p3_medium"
+      const senderEmail = input.sender_email ?? null
+      const senderName = input.sender_name || null
+      const event = Events.ticketCreated({
+        id,
+        project_id: projectId,
+        subject: input.subject,
+        status: "open",
+        priority,
+        sender_email: senderEmail,
+        created_at: createdAt
+      })
+      const tags = distinctTags(input.tags ?? [])
+      const write = Effect.gen(function*() {
+        const contactId = senderEmail === null ? null : yield* repo.upsertContact(projectId, senderEmail, senderName)
+        const ticketNumber = yield* repo.insertTicket({
+          id,
+          projectId,
+          subject: input.subject,
+          body: input.body,
+          priority,
+          priorityGiven: input.priority != null,
+          source: input.source ?? "api",
+          senderEmail,
+          senderName,
+          contactId,
+          metadata: input.metadata ?? null,
+          createdAt
+        }, ticketCreatedJobs(event, { errorTracker }))
+        if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
+        return { ticket_id: id, ticket_number: ticketNumber } satisfies TicketCreated
+      })
+      // a lone statement is atomic by itself; more than one needs the transaction
+      return yield* (senderEmail === null && tags.length === 0 ? write : repo.withTransaction(write))
+    })
+
+    const get = Effect.fn("Tickets.get")(function*(
+      projectId: string,
+      ticketId: string,
+      contactEmail: string | undefined
+    ) {
+      if (!isUuid(ticketId)) return yield* ticketNotFound
+      const found = yield* repo.findPublic(projectId, ticketId)
+      if (found === undefined) return yield* ticketNotFound
+      // a contact that does not own the ticket learns nothing, not even that it exists
+      if (contactEmail !== undefined && found.senderEmail !== contactEmail) return yield* ticketNotFound
+      return found.ticket
+    })
+
+    const addMessage = Effect.fn("Tickets.addMessage")(function*(
+      projectId: string,
+      ticketId: string,
+      input: AddMessageInput,
+      options: { readonly requireOwner: boolean }
+    ) {
+      if (!isUuid(ticketId)) return yield* ticketNotFound
+      const contactEmail = input.contact_email ?? null
+      return yield* repo.withTransaction(Effect.gen(function*() {
+        const ticket = yield* repo.lockTicket(projectId, ticketId)
+        if (ticket === undefined) return yield* ticketNotFound
+        if (options.requireOwner && ticket.sender_email !== contactEmail) return yield* ticketNotFound
+        const createdAt = yield* nowIso
+        const contactId = contactEmail === null ? null : yield* repo.upsertContact(projectId, contactEmail, null)
+        const messageId = yield* repo.insertMessage({
+          projectId,
+          ticketId,
+          authorType: "contact",
+          contactId,
+          agentId: null,
+          body: input.body,
+          internal: false,
+          createdAt
+        })
+        const reopens = ticket.status === "resolved" || ticket.status === "closed"
+        yield* repo.updateTicket(ticketId, { status: reopens ? "open" : undefined, updatedAt: createdAt })
+        const jobs: Array<NewJob> = [
+          ...eventJobs(Events.ticketReplied({
+            ticket_id: ticketId,
+            project_id: projectId,
+            message_id: messageId,
+            author_type: "contact",
+            body: input.body,
+            contact_email: contactEmail,
+            created_at: createdAt
+          })),
+          ...(reopens
+            ? Events.statusChanged({
+              ticket_id: ticketId,
+              project_id: projectId,
+              status: "open",
+              previous_status: ticket.status,
+              updated_at: createdAt
+            }).flatMap(eventJobs)
+            : []),
+          ...(ticket.assignee === null ? [] : [{
+            kind: "notify" as const,
+            projectId,
+            ticketId,
+            payload: { agent_id: ticket.assignee.id, message_id: messageId, reason: "ticket_replied" }
+          }])
+        ]
+        yield* repo.enqueue(jobs)
+        return { message_id: messageId } satisfies MessageCreated
+      }))
+    })
+
+    const adminGet = Effect.fn("Tickets.adminGet")(function*(projectId: string, ticketId: string) {
+      if (!isUuid(ticketId)) return yield* ticketNotFound
+      const ticket = yield* repo.findAdmin(projectId, ticketId)
+      if (ticket === undefined) return yield* ticketNotFound
+      return ticket
+    })
+
+    const adminUpdate = Effect.fn("Tickets.adminUpdate")(function*(
+      projectId: string,
+      ticketId: string,
+      input: UpdateTicketInput
+    ) {
+      if (!isUuid(ticketId)) return yield* ticketNotFound
+      yield* repo.withTransaction(Effect.gen(function*() {
+        const ticket = yield* repo.lockTicket(projectId, ticketId)
+        if (ticket === undefined) return yield* ticketNotFound
+        const assignee = input.assignee_email == null
+          ? undefined
+          : yield* Effect.flatMap(
+            repo.findAgent(projectId, input.assignee_email),
+            (agent) =>
+              agent === undefined
+                ? new ValidationError({ message: "assignee_email must be the address of an agent of this project" })
+                : Effect.succeed(agent)
+          )
+        const updatedAt = yield* nowIso
+        const status = input.status ?? undefined
+        yield* repo.updateTicket(ticketId, {
+          status,
+          priority: input.priority ?? undefined,
+          category: input.category ?? undefined,
+          assigneeId: input.assignee_email === null ? null : assignee?.id,
+          updatedAt
+        })
+        const statusEvents = status !== undefined && status !== ticket.status
+          ? Events.statusChanged({
+            ticket_id: ticketId,
+            project_id: projectId,
+            status,
+            previous_status: ticket.status,
+            updated_at: updatedAt
+          })
+          : []
+        const assignEvents = assignee !== undefined && assignee.id !== ticket.assignee?.id
+          ? [Events.ticketAssigned({
+            ticket_id: ticketId,
+            project_id: projectId,
+            assignee,
+            previous_assignee: ticket.assignee,
+            updated_at: updatedAt
+          })]
+          : []
+        yield* repo.enqueue([...statusEvents, ...assignEvents].flatMap(eventJobs))
+      }))
+      return yield* adminGet(projectId, ticketId)
+    })
+
+    const addAgentMessage = Effect.fn("Tickets.addAgentMessage")(function*(
+      projectId: string,
+      ticketId: string,
+      input: AgentMessageInput
+    ) {
+      if (!isUuid(ticketId)) return yield* ticketNotFound
+      return yield* repo.withTransaction(Effect.gen(function*() {
+        const ticket = yield* repo.lockTicket(projectId, ticketId)
+        if (ticket === undefined) return yield* ticketNotFound
+        const author = input.author_email == null ? undefined : yield* repo.findAgent(projectId, input.author_email)
+        if (input.author_email != null && author === undefined) {
+          return yield* new ValidationError({ message: "author_email must be the address of an agent of this project" })
+        }
+        const createdAt = yield* nowIso
+        const internal = input.internal ?? false
+        const messageId = yield* repo.insertMessage({
+          projectId,
+          ticketId,
+          authorType: "agent",
+          contactId: null,
+          agentId: author?.id ?? null,
+          body: input.body,
+          internal,
+          createdAt
+        })
+        yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
+        if (!internal) {
+          yield* repo.enqueue(eventJobs(Events.ticketReplied({
+            ticket_id: ticketId,
+            project_id: projectId,
+            message_id: messageId,
+            author_type: "agent",
+            body: input.body,
+            contact_email: null,
+            created_at: createdAt
+          })))
+        }
+        return { message_id: messageId } satisfies MessageCreated
+      }))
+    })
+
+    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage } as const
+  })
+}) {}
