@@ -51,7 +51,10 @@ export const Tags = Schema.Array(RequiredText("each tag", 50)).annotations(say("
 const isJsonObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-export const Metadata = Schema.declare(isJsonObject).annotations(say("metadata must be a JSON object")).pipe(
+export const Metadata = Schema.declare(isJsonObject).annotations({
+  ...say("metadata must be a JSON object"),
+  jsonSchema: { type: "object", description: "Arbitrary JSON object, at most 16 KiB serialized" }
+}).pipe(
   Schema.filter((value) =>
     new TextEncoder().encode(JSON.stringify(value)).length <= 16 * 1024 || "metadata must be at most 16 KiB when serialized"
   )

@@ -1,0 +1,27 @@
+import { Effect } from "effect"
+import { fileURLToPath } from "node:url"
+import { importFolder } from "../Articles/Import.ts"
+import { Projects } from "../Projects/Projects.ts"
+
+const articlesFolder = fileURLToPath(new URL("./articles/", import.meta.url))
+
+export interface DemoProject {
+  readonly projectId: string
+  readonly fullKey: string
+  readonly widgetKey: string
+  readonly articles: number
+}
+
+/** A project with a full key, a widget key and a published help centre, so search finds something. */
+export const seedDemo = Effect.fn("Demo.seed")(function*() {
+  const projects = yield* Projects
+  const project = yield* projects.create("Demo project")
+  const widget = yield* projects.createKey(project.project_id, { name: "demo widget", scope: "widget" })
+  const imported = yield* importFolder(project.project_id, articlesFolder, { publish: true })
+  return {
+    projectId: project.project_id,
+    fullKey: project.api_key,
+    widgetKey: widget.api_key,
+    articles: imported.length
+  } satisfies DemoProject
+})

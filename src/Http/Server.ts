@@ -1,0 +1,47 @@
+import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { createServer } from "node:http"
+import { AdminToken } from "../Admin/AdminToken.ts"
+import { AdminHttpLive } from "../Admin/Http.ts"
+import { AgentsRepo } from "../Admin/Repo.ts"
+import { Api } from "../Api.ts"
+import { Articles } from "../Articles/Articles.ts"
+import { ArticlesHttpLive } from "../Articles/Http.ts"
+import { HealthHttpLive } from "../Health/Http.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { SearchHttpLive } from "../Search/Http.ts"
+import { Search } from "../Search/Search.ts"
+import { TicketsHttpLive } from "../Tickets/Http.ts"
+import { Tickets } from "../Tickets/Tickets.ts"
+import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
+import { EnvelopeLive } from "./Envelope.ts"
+import { Idempotency } from "./Idempotency.ts"
+import { RateLimit } from "./RateLimit.ts"
+
+/** Every service the handlers call; needs AppConfig and the database. */
+export const ServicesLive = Layer.mergeAll(
+  Projects.Default,
+  Tickets.Default,
+  Articles.Default,
+  Search.Default,
+  AgentsRepo.Default,
+  AdminToken.Default,
+  Idempotency.Default,
+  RateLimit.Default
+)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([HealthHttpLive, TicketsHttpLive, ArticlesHttpLive, SearchHttpLive, AdminHttpLive]),
+  Layer.provide([ProjectAuthLive, AdminAuthLive])
+)
+
+/** The routes and middleware of the service, on whatever HttpServer is provided. */
+export const HttpLive = HttpApiBuilder.serve().pipe(
+  Layer.provide(EnvelopeLive),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(ApiLive)
+)
+
+export const listen = (port: number, host: string) => NodeHttpServer.layer(createServer, { port, host })

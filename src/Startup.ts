@@ -1,0 +1,42 @@
+import { Console, Effect, Layer, Option } from "effect"
+import { AdminToken } from "./Admin/AdminToken.ts"
+import { AppConfig } from "./Config.ts"
+import { DatabaseInfo } from "./Database/Database.ts"
+import { seedDemo } from "./Demo/Demo.ts"
+import { Projects } from "./Projects/Projects.ts"
+
+/**
+ * On an empty embedded database: a demo project with keys and a help centre, printed once with
+ * a line to paste, so a newcomer can call the API a minute after `npm start`.
+ */
+export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const database = yield* DatabaseInfo
+  const admin = yield* AdminToken
+  const projects = yield* Projects
+  const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`
+  const lines: Array<string> = []
+  if (database.kind === "embedded" && (yield* projects.count) === 0) {
+    const demo = yield* Effect.orDie(seedDemo())
+    lines.push(
+      "A demo project was created on this new embedded database. The keys are shown only this once:",
+      `  project id:  ${demo.projectId}`,
+      `  full key:    ${demo.fullKey}`,
+      `  widget key:  ${demo.widgetKey}   (for the website widget; it can only file and read tickets)`,
+      `  ${demo.articles} help-centre articles are published.`,
+      "",
+      "Try it:",
+      `  curl -s -X POST ${base}/v1/tickets -H 'Authorization: Bearer ${demo.fullKey}' -H 'Content-Type: application/json' -d '{"subject":"Cannot log in","body":"The login page says my password is wrong.","sender_email":"jane@example.com"}'`,
+      `  curl -s '${base}/v1/articles/search?q=reset+password' -H 'Authorization: Bearer ${demo.fullKey}'`,
+      ""
+    )
+  }
+  if (database.kind === "embedded" && Option.isNone(config.adminToken) && Option.isSome(admin.token)) {
+    lines.push(`Admin token (kept in the embedded database; set ADMIN_TOKEN to choose your own): ${admin.token.value}`)
+  }
+  if (Option.isNone(admin.token)) {
+    lines.push("The admin API is off: set ADMIN_TOKEN to enable /v1/admin.")
+  }
+  lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
+  yield* Console.log(lines.join("\n"))
+}))

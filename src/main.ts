@@ -1,0 +1,19 @@
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer, Logger } from "effect"
+import { AppConfig } from "./Config.ts"
+import * as Database from "./Database/Database.ts"
+import { HttpLive, listen, ServicesLive } from "./Http/Server.ts"
+import { StartupLive } from "./Startup.ts"
+
+const MainLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  Layer.mergeAll(
+    HttpLive.pipe(Layer.provide(listen(config.port, config.host))),
+    StartupLive
+  ).pipe(
+    Layer.provide(ServicesLive),
+    Layer.provideMerge(Database.layer),
+    Layer.provide(Logger.minimumLogLevel(config.logLevel))
+  )
+)).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeContext.layer))
+
+Layer.launch(MainLive).pipe(NodeRuntime.runMain)
