@@ -27,7 +27,23 @@ const sqlFolderLoader: Migrator.Loader<FileSystem.FileSystem> = Effect.gen(funct
   Effect.mapError((cause) => new Migrator.MigrationError({ reason: "bad-state", message: String(cause) }))
 )
 
-export const run = Migrator.make({})({ loader: sqlFolderLoader })
+const migrate = Migrator.make({})({ loader: sqlFolderLoader })
+
+/**
+ * Instances starting together on one server take turns: the advisory lock is held for the whole
+ * run, and the Migrator's bookkeeping table exists before it looks for it (its own probe fails
+ * inside a transaction and would abort it).
+ */
+export const run = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(727274001)`
+    yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+      migration_id integer PRIMARY KEY,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
+    return yield* migrate
+  })))
 
 /** Brings the schema up to date before anything else touches the database. */
 export const layer = Layer.effectDiscard(run.pipe(Effect.orDie))

@@ -44,7 +44,9 @@ export const Source = OneOf("source", ["api", "widget", "email", "form"])
 export const Category = OneOf("category", ["billing", "bug", "account", "feature_request", "question", "other"])
 export type Category = typeof Category.Type
 
-export const Tags = Schema.Array(RequiredText("each tag", 50)).annotations(say("tags must be an array of strings")).pipe(
+export const Tags = Schema.Array(RequiredText("each tag", 50)).annotations({
+  message: () => ({ message: "tags must be an array of strings", override: false })
+}).pipe(
   Schema.filter((tags) => tags.length <= 20 || "tags must contain at most 20 names")
 )
 

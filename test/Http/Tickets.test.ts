@@ -1,0 +1,358 @@
+import { layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { describe, expect } from "vitest"
+import { databaseKinds } from "../support/Databases.ts"
+import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
+
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+const jobsOf = (ticketId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ kind: string; payload: any; status: string }>`
+      SELECT kind, payload, status FROM jobs WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`)
+
+describe.each(databaseKinds)("tickets on %s", (kind) => {
+  layer(testServer(kind), { excludeTestServices: true })((it) => {
+    it.effect("creates a ticket: 202 with id and number, readable with defaults before triage", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key } = yield* Effect.promise(() => createProject(server))
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key,
+            body: { subject: "  Cannot log in  ", body: "The **login** page rejects my password." }
+          })
+        )
+        expect(created.status).toBe(202)
+        expect(created.headers.get("content-type")).toBe("application/json; charset=utf-8")
+        expect(Object.keys(created.body).sort()).toEqual(["ticket_id", "ticket_number"])
+        expect(created.body.ticket_id).toMatch(uuid)
+        expect(created.body.ticket_number).toBe(1)
+
+        const read = yield* Effect.promise(() => server.request("GET", `/v1/tickets/${created.body.ticket_id}`, { key }))
+        expect(read.status).toBe(200)
+        expect(read.body).toMatchObject({
+          ticket_id: created.body.ticket_id,
+          ticket_number: 1,
+          subject: "Cannot log in",
+          status: "open",
+          priority: "p3_medium",
+          category: null,
+          messages: []
+        })
+        expect(read.body.created_at).toMatch(isoMillis)
+        expect(read.body.updated_at).toMatch(isoMillis)
+        expect(read.body).not.toHaveProperty("body")
+        expect(read.body).not.toHaveProperty("sender_email")
+      }))
+
+    it.effect("numbers tickets per project from 1, gapless under concurrent creation", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const a = yield* Effect.promise(() => createProject(server, "A"))
+        const b = yield* Effect.promise(() => createProject(server, "B"))
+        const results = yield* Effect.promise(() =>
+          Promise.all(Array.from({ length: 40 }, (_, i) =>
+            server.request("POST", "/v1/tickets", {
+              key: i % 2 === 0 ? a.key : b.key,
+              body: { subject: `Ticket ${i}`, body: "Something", sender_email: `user${i % 3}@example.com`, tags: ["x"] }
+            })))
+        )
+        expect(results.every((r) => r.status === 202)).toBe(true)
+        const numbersA = results.filter((_, i) => i % 2 === 0).map((r) => r.body.ticket_number).sort((x, y) => x - y)
+        const numbersB = results.filter((_, i) => i % 2 === 1).map((r) => r.body.ticket_number).sort((x, y) => x - y)
+        expect(numbersA).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+        expect(numbersB).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+      }))
+
+    it.effect("keeps a submitted priority and stores the creation-only fields for operators", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key,
+            body: {
+              subject: "Checkout broken",
+              body: "Payment fails",
+              sender_email: "Jane.Doe@Example.COM",
+              sender_name: "Jane",
+              priority: "p1_critical",
+              source: "form",
+              tags: ["Billing", "billing", "urgent"],
+              metadata: { plan: "pro", seats: 3 },
+              unknown_field: "ignored"
+            }
+          })
+        )
+        expect(created.status).toBe(202)
+        const publicRead = yield* Effect.promise(() =>
+          server.request("GET", `/v1/tickets/${created.body.ticket_id}`, { key }))
+        expect(publicRead.body.priority).toBe("p1_critical")
+        const admin = yield* Effect.promise(() =>
+          server.request("GET", `/v1/admin/projects/${projectId}/tickets/${created.body.ticket_id}`, { key: adminToken }))
+        expect(admin.status).toBe(200)
+        expect(admin.body).toMatchObject({
+          sender_email: "jane.doe@example.com",
+          sender_name: "Jane",
+          source: "form",
+          tags: ["Billing", "urgent"],
+          metadata: { plan: "pro", seats: 3 },
+          sentiment: null,
+          sentiment_score: null,
+          assignee: null,
+          duplicate_of: null,
+          linked_issues: [],
+          triage: {
+            status: "pending",
+            model: null,
+            category: null,
+            priority: { value: "p1_critical", confidence: 1, source: "human" },
+            sentiment: null
+          }
+        })
+      }))
+
+    it.effect("writes the follow-up work of a new ticket into the outbox in the same transaction", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "Outbox", body: "Check the jobs" } }))
+        const jobs = yield* jobsOf(created.body.ticket_id)
+        expect(jobs.map((job) => job.kind).sort()).toEqual(["automation", "duplicate_check", "triage", "webhook"])
+        expect(jobs.every((job) => job.status === "pending")).toBe(true)
+        const webhook = jobs.find((job) => job.kind === "webhook")!
+        expect(webhook.payload.event.event).toBe("ticket_created")
+        expect(webhook.payload.event.timestamp).toMatch(isoMillis)
+        expect(webhook.payload.event.data).toEqual({
+          id: created.body.ticket_id,
+          subject: "Outbox",
+          status: "open",
+          priority: "p3_medium",
+          sender_email: null,
+          project_id: projectId,
+          created_at: webhook.payload.event.data.created_at
+        })
+        expect(webhook.payload.event.data.created_at).toMatch(isoMillis)
+      }))
+
+    it.effect("rejects bad input with the field and rule named, and changes nothing", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const cases: ReadonlyArray<readonly [unknown, string]> = [
+          [{ body: "x" }, "subject is required"],
+          [{ subject: "   ", body: "x" }, "subject is required"],
+          [{ subject: "x" }, "body is required"],
+          [{ subject: "x".repeat(201), body: "x" }, "subject must be at most 200 characters"],
+          [{ subject: 42, body: "x" }, "subject must be a string"],
+          [{ subject: "x", body: "x", priority: "urgent" }, "priority must be one of p1_critical, p2_high, p3_medium, p4_low"],
+          [{ subject: "x", body: "x", source: "fax" }, "source must be one of api, widget, email, form"],
+          [{ subject: "x", body: "x", sender_email: "not-an-address" }, "sender_email must be a valid email address"],
+          [{ subject: "x", body: "x", sender_name: "n".repeat(201) }, "sender_name must be at most 200 characters"],
+          [{ subject: "x", body: "x", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, "tags must contain at most 20 names"],
+          [{ subject: "x", body: "x", tags: ["t".repeat(51)] }, "each tag must be at most 50 characters"],
+          [{ subject: "x", body: "x", tags: "vip" }, "tags must be an array of strings"],
+          [{ subject: "x", body: "x", metadata: [1, 2] }, "metadata must be a JSON object"],
+          [{ subject: "x", body: "x", metadata: { blob: "x".repeat(17 * 1024) } }, "metadata must be at most 16 KiB when serialized"],
+          [[{ subject: "x", body: "x" }], "request body must be a JSON object"],
+          ["just a string", "request body must be a JSON object"]
+        ]
+        for (const [body, message] of cases) {
+          const response = yield* Effect.promise(() => server.request("POST", "/v1/tickets", { key, body }))
+          expect({ status: response.status, body: response.body }).toEqual({
+            status: 400,
+            body: { error: { code: "VALIDATION_ERROR", message } }
+          })
+        }
+        const malformed = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, rawBody: "{\"subject\":", headers: { "content-type": "application/json" } }))
+        expect(malformed.status).toBe(400)
+        expect(malformed.body).toEqual({ error: { code: "VALIDATION_ERROR", message: "request body is not valid JSON" } })
+        const form = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key,
+            rawBody: "subject=x&body=y",
+            headers: { "content-type": "application/x-www-form-urlencoded" }
+          }))
+        expect(form.status).toBe(400)
+        expect(form.body.error.message).toBe("Content-Type must be application/json")
+        const huge = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "x", body: "x".repeat(1024 * 1024 + 10) } }))
+        expect(huge.status).toBe(413)
+        expect(huge.body.error.code).toBe("PAYLOAD_TOO_LARGE")
+
+        const sql = yield* SqlClient.SqlClient
+        const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM tickets WHERE project_id = ${projectId}`
+        expect(count!.n).toBe(0)
+        const next = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "Valid", body: "Now valid" } }))
+        expect(next.body.ticket_number).toBe(1)
+      }))
+
+    it.effect("gives 404 with one body for a bad id, an unknown id, another project's ticket and a foreign contact", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const mine = yield* Effect.promise(() => createProject(server))
+        const theirs = yield* Effect.promise(() => createProject(server))
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key: theirs.key,
+            body: { subject: "Private", body: "x", sender_email: "owner@example.com" }
+          }))
+        const id = created.body.ticket_id
+        const notFound = { error: { code: "NOT_FOUND", message: "ticket not found" } }
+        for (const path of ["/v1/tickets/not-a-uuid", `/v1/tickets/${crypto.randomUUID()}`, `/v1/tickets/${id}`]) {
+          const response = yield* Effect.promise(() => server.request("GET", path, { key: mine.key }))
+          expect([response.status, response.body]).toEqual([404, notFound])
+        }
+        const foreign = yield* Effect.promise(() =>
+          server.request("GET", `/v1/tickets/${id}?contact_email=someone@example.com`, { key: theirs.key }))
+        expect([foreign.status, foreign.body]).toEqual([404, notFound])
+        const owner = yield* Effect.promise(() =>
+          server.request("GET", `/v1/tickets/${id}?contact_email=OWNER@example.com`, { key: theirs.key }))
+        expect(owner.status).toBe(200)
+        const message = yield* Effect.promise(() =>
+          server.request("POST", `/v1/tickets/${id}/messages`, { key: mine.key, body: { body: "hello" } }))
+        expect([message.status, message.body]).toEqual([404, notFound])
+      }))
+
+    it.effect("adds contact messages in order, hides internal ones, and reopens resolved tickets", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "Help", body: "x", sender_email: "c@example.com" } }))
+        const id = created.body.ticket_id
+        const first = yield* Effect.promise(() =>
+          server.request("POST", `/v1/tickets/${id}/messages`, { key, body: { body: "first", contact_email: "c@example.com" } }))
+        expect(first.status).toBe(201)
+        expect(Object.keys(first.body)).toEqual(["message_id"])
+        const internal = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/tickets/${id}/messages`, {
+            key: adminToken,
+            body: { body: "internal note", internal: true }
+          }))
+        expect(internal.status).toBe(201)
+        const agentReply = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/tickets/${id}/messages`, {
+            key: adminToken,
+            body: { body: "agent reply" }
+          }))
+        expect(agentReply.status).toBe(201)
+        const resolved = yield* Effect.promise(() =>
+          server.request("PATCH", `/v1/admin/projects/${projectId}/tickets/${id}`, { key: adminToken, body: { status: "resolved" } }))
+        expect(resolved.body.status).toBe("resolved")
+        const second = yield* Effect.promise(() =>
+          server.request("POST", `/v1/tickets/${id}/messages`, { key, body: { body: "second" } }))
+        expect(second.status).toBe(201)
+
+        const read = yield* Effect.promise(() => server.request("GET", `/v1/tickets/${id}`, { key }))
+        expect(read.body.status).toBe("open")
+        expect(read.body.messages.map((m: any) => [m.author_type, m.body])).toEqual([
+          ["contact", "first"],
+          ["agent", "agent reply"],
+          ["contact", "second"]
+        ])
+        expect(read.body.messages[0].id).toBe(first.body.message_id)
+        for (const m of read.body.messages) expect(Object.keys(m).sort()).toEqual(["author_type", "body", "created_at", "id"])
+        const times = read.body.messages.map((m: any) => m.created_at)
+        expect([...times].sort()).toEqual(times)
+
+        const jobs = yield* jobsOf(id)
+        const events = jobs.filter((job) => job.kind === "webhook").map((job) => job.payload.event)
+        expect(events.map((e) => e.event)).toEqual([
+          "ticket_created",
+          "ticket_replied",
+          "ticket_replied",
+          "ticket_status_changed",
+          "ticket_resolved",
+          "ticket_replied",
+          "ticket_status_changed"
+        ])
+        const replied = events[1]
+        expect(replied.data).toEqual({
+          id,
+          project_id: projectId,
+          message_id: first.body.message_id,
+          author_type: "contact",
+          body: "first",
+          contact_email: "c@example.com",
+          created_at: replied.data.created_at
+        })
+        const reopened = events[6]
+        expect(reopened.data).toMatchObject({ status: "open", previous_status: "resolved" })
+        expect(jobs.filter((job) => job.kind === "automation")).toHaveLength(events.length)
+      }))
+
+    it.effect("lets operators change a ticket: human values, events, assignment and notification on reply", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const agent = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/agents`, {
+            key: adminToken,
+            body: { email: "Agent@Example.com", name: "Alex Agent" }
+          }))
+        expect(agent.status).toBe(201)
+        expect(agent.body).toMatchObject({ email: "agent@example.com", name: "Alex Agent" })
+        const duplicate = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/agents`, {
+            key: adminToken,
+            body: { email: "agent@example.com", name: "Again" }
+          }))
+        expect(duplicate.status).toBe(409)
+
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "Assign me", body: "x" } }))
+        const id = created.body.ticket_id
+        const unknownAgent = yield* Effect.promise(() =>
+          server.request("PATCH", `/v1/admin/projects/${projectId}/tickets/${id}`, {
+            key: adminToken,
+            body: { assignee_email: "nobody@example.com" }
+          }))
+        expect(unknownAgent.status).toBe(400)
+        const patched = yield* Effect.promise(() =>
+          server.request("PATCH", `/v1/admin/projects/${projectId}/tickets/${id}`, {
+            key: adminToken,
+            body: { status: "in_progress", priority: "p2_high", category: "bug", assignee_email: "agent@example.com" }
+          }))
+        expect(patched.status).toBe(200)
+        expect(patched.body).toMatchObject({
+          status: "in_progress",
+          priority: "p2_high",
+          category: "bug",
+          assignee: { id: agent.body.agent_id, email: "agent@example.com", name: "Alex Agent" },
+          triage: {
+            category: { value: "bug", confidence: 1, source: "human" },
+            priority: { value: "p2_high", confidence: 1, source: "human" }
+          }
+        })
+        const badStatus = yield* Effect.promise(() =>
+          server.request("PATCH", `/v1/admin/projects/${projectId}/tickets/${id}`, { key: adminToken, body: { status: "done" } }))
+        expect(badStatus.body).toEqual({
+          error: { code: "VALIDATION_ERROR", message: "status must be one of open, in_progress, waiting, resolved, closed" }
+        })
+        yield* Effect.promise(() => server.request("POST", `/v1/tickets/${id}/messages`, { key, body: { body: "any news?" } }))
+
+        const jobs = yield* jobsOf(id)
+        const events = jobs.filter((job) => job.kind === "webhook").map((job) => job.payload.event)
+        const assigned = events.find((e) => e.event === "ticket_assigned")
+        expect(assigned.data).toEqual({
+          id,
+          project_id: projectId,
+          assignee: { id: agent.body.agent_id, email: "agent@example.com", name: "Alex Agent" },
+          previous_assignee: null,
+          updated_at: assigned.data.updated_at
+        })
+        const changed = events.find((e) => e.event === "ticket_status_changed")
+        expect(changed.data).toMatchObject({ status: "in_progress", previous_status: "open" })
+        const notify = jobs.filter((job) => job.kind === "notify")
+        expect(notify).toHaveLength(1)
+        expect(notify[0]!.payload).toMatchObject({ agent_id: agent.body.agent_id, reason: "ticket_replied" })
+      }))
+  })
+})

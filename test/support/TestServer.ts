@@ -1,0 +1,89 @@
+import { HttpServer } from "@effect/platform"
+import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AppConfig } from "../../src/Config.ts"
+import * as Database from "../../src/Database/Database.ts"
+import { HttpLive, ServicesLive } from "../../src/Http/Server.ts"
+import { type DatabaseKind, freshDatabase, testSettings } from "./Databases.ts"
+
+export const adminToken = "test-admin-token"
+
+export interface TestServerShape {
+  readonly baseUrl: string
+  readonly kind: DatabaseKind
+  /** `fetch` against the service, JSON in and out. */
+  readonly request: (
+    method: string,
+    path: string,
+    options?: {
+      readonly key?: string | undefined
+      readonly body?: unknown
+      readonly rawBody?: string
+      readonly headers?: Record<string, string>
+    }
+  ) => Promise<{ readonly status: number; readonly headers: Headers; readonly body: any; readonly text: string }>
+}
+
+/** The whole service, as `npm start` builds it, listening on a free loopback port. */
+export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
+
+export const serviceLayer = (kind: DatabaseKind, overrides: Record<string, string> = {}, env?: Record<string, string>) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const database = env ?? (yield* freshDatabase(kind))
+    const config = yield* testSettings({ ADMIN_TOKEN: adminToken, ...database, ...overrides })
+    return HttpLive.pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(ServicesLive),
+      Layer.provideMerge(Database.layer),
+      Layer.provideMerge(Layer.succeed(AppConfig, config)),
+      Layer.provide(NodeContext.layer)
+    )
+  }))
+
+export const testServer = (kind: DatabaseKind, overrides: Record<string, string> = {}, env?: Record<string, string>) =>
+  Layer.effect(
+    TestServer,
+    Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      const address = server.address
+      if (address._tag !== "TcpAddress") return yield* Effect.die("expected a TCP address")
+      const baseUrl = `http://127.0.0.1:${address.port}`
+      const request: TestServerShape["request"] = async (method, path, options = {}) => {
+        const headers: Record<string, string> = { ...options.headers }
+        if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+        let body: string | undefined
+        if (options.rawBody !== undefined) body = options.rawBody
+        else if (options.body !== undefined) {
+          body = JSON.stringify(options.body)
+          headers["content-type"] ??= "application/json"
+        }
+        const response = await fetch(`${baseUrl}${path}`, { method, headers, body })
+        const text = await response.text()
+        let parsed: unknown = undefined
+        try {
+          parsed = text === "" ? undefined : JSON.parse(text)
+        } catch {
+          parsed = undefined
+        }
+        return { status: response.status, headers: response.headers, body: parsed, text }
+      }
+      return { baseUrl, kind, request }
+    })
+  ).pipe(Layer.provideMerge(serviceLayer(kind, overrides, env)))
+
+/** Provisions a project through the admin API, as an operator would. */
+export const createProject = async (server: TestServerShape, name = "Test project") => {
+  const created = await server.request("POST", "/v1/admin/projects", { key: adminToken, body: { name } })
+  if (created.status !== 201) throw new Error(`project not created: ${created.status} ${created.text}`)
+  const widget = await server.request("POST", `/v1/admin/projects/${created.body.project_id}/api-keys`, {
+    key: adminToken,
+    body: { scope: "widget", name: "widget" }
+  })
+  return {
+    projectId: created.body.project_id as string,
+    key: created.body.api_key as string,
+    keyId: created.body.key_id as string,
+    widgetKey: widget.body.api_key as string
+  }
+}
