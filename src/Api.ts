@@ -3,6 +3,7 @@ import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./Domain/Errors.ts"
 import { HealthApi } from "./Health/Api.ts"
+import { withoutDecodeError } from "./OpenApiDocument.ts"
 import { SearchApi } from "./Search/Api.ts"
 import { TicketsApi } from "./Tickets/Api.ts"
 
@@ -17,4 +18,5 @@ export class Api extends HttpApi.make("support")
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "Support ticketing service")
-  .annotate(OpenApi.Version, "1.0.0") {}
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Transform, withoutDecodeError) {}
