@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { AgentRef } from "../Domain/Events.ts"
 import type { Category, Priority, Status } from "../Domain/Fields.ts"
@@ -227,7 +228,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
-        FOR UPDATE OF t`.pipe(Effect.map((rows) => rows[0]))
+        FOR UPDATE OF t`.pipe(Effect.map((rows): LockedTicket | undefined => rows[0]))
 
     const insertMessage = (message: {
       readonly projectId: string
@@ -267,7 +268,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
 
     const findAgent = (projectId: string, email: string) =>
       sql<AgentRef>`SELECT id, email, name FROM agents WHERE project_id = ${projectId} AND email = ${email}`.pipe(
-        Effect.map((rows) => rows[0])
+        Effect.map((rows): AgentRef | undefined => rows[0])
       )
 
     return {
@@ -284,8 +285,11 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
         Effect.orDie(updateTicket(ticketId, change)),
       findAgent: (projectId: string, email: string) => Effect.orDie(findAgent(projectId, email)),
       enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.orDie(enqueue(sql, jobs)),
-      withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die))
+      /** The database failing to commit is a defect here, like every other SqlError. */
+      withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        sql.withTransaction(effect).pipe(
+          Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
+        ) as Effect.Effect<A, E, R>
     } as const
   })
 }) {}

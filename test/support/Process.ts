@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+
+/** A loopback port nobody listens on right now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+export interface RunningService {
+  readonly baseUrl: string
+  readonly output: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** Starts the service as a separate process (`npm start` or Deno) and waits until /health answers. */
+export const startService = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs = 90_000
+): Promise<RunningService> => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once("exit", () => resolve())
+      child.kill("SIGTERM")
+      setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
+    })
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`)
+    try {
+      const response = await fetch(`${baseUrl}/health`)
+      if (response.ok) return { baseUrl, output: () => output, stop }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  await stop()
+  throw new Error(`service did not answer /health within ${timeoutMs} ms:\n${output}`)
+}
