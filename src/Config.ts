@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, type Option, type Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, Option, Redacted } from "effect"
 
 /** `1m`, `30s`, `500ms`, `2h` or a plain number of milliseconds. */
 export const parseDuration = (text: string): Duration.Duration | undefined => {
@@ -37,18 +37,24 @@ const duration = (name: string, fallback: string) =>
     )
   )
 
+/** An optional secret; set but empty counts as unset, as `DATABASE_URL= npm start` means. */
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
+  )
+
 const oneOf = <const A extends ReadonlyArray<string>>(name: string, values: A, fallback: A[number]) =>
   Config.literal(...values)(name).pipe(Config.withDefault(fallback))
 
 export const settings = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: optionalSecret("DATABASE_URL"),
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(20)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  adminToken: optionalSecret("ADMIN_TOKEN"),
   rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
-  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  redisUrl: optionalSecret("REDIS_URL"),
   webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
   webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
   triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),

@@ -1,0 +1,347 @@
+/**
+ * Load benchmark: starts the service as its own process on each database (embedded PGlite always,
+ * PostgreSQL when DATABASE_URL is set), seeds 10,000 help-centre articles, and drives four
+ * scenarios with autocannon while watching the server's memory.
+ *
+ *   npm run bench
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
+ *
+ * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
+ * service does not start or a scenario sees errors or non-2xx responses.
+ */
+import autocannon, { type Request, type Result } from "autocannon"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { cpus, loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
+import { fileURLToPath } from "node:url"
+import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
+import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
+import { memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const adminToken = "bench-admin-token"
+const articleCount = 10_000
+const ticketPoolSize = 200
+const connections = 50
+const warmupSeconds = 2
+const durationSeconds = 10
+
+const serviceEnv = {
+  ADMIN_TOKEN: adminToken,
+  // the default budget (100 a minute per key) would turn nearly every request into a 429
+  RATE_LIMIT_PER_MINUTE: "100000000",
+  // Effect's log levels are ALL, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, OFF: "warning" is refused
+  LOG_LEVEL: "warn"
+}
+
+type DatabaseKind = "pglite" | "postgres"
+
+interface Target {
+  readonly minRps?: number
+  readonly maxP99Ms?: number
+}
+
+/** Throughput and latency targets, set for PostgreSQL; every scenario shares the memory target. */
+const targets: Record<string, Target> = {
+  "health": {},
+  "create ticket": { minRps: 800, maxP99Ms: 150 },
+  "read ticket": { minRps: 2500, maxP99Ms: 50 },
+  "article search": { minRps: 400, maxP99Ms: 400 }
+}
+const maxRssMiB = 300
+
+interface Scenario {
+  readonly name: string
+  readonly requests: ReadonlyArray<Request>
+}
+
+interface ScenarioResult {
+  readonly name: string
+  readonly requestsPerSecond: number
+  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }
+  readonly ok: number
+  readonly non2xx: number
+  readonly errors: number
+  readonly timeouts: number
+  readonly statusCodes: Record<string, number>
+  readonly errorSamples: ReadonlyArray<string>
+  readonly peakRssMiB: number
+  /** how long the server took to go quiet before this scenario started */
+  readonly settleMs: number
+  /** anything the server printed (at warn level) while the scenario ran */
+  readonly serverLog: string
+  readonly missed: ReadonlyArray<string>
+}
+
+const mib = (kib: number) => Math.round((kib / 1024) * 10) / 10
+
+const scenarios = (apiKey: string, ticketIds: ReadonlyArray<string>): ReadonlyArray<Scenario> => {
+  const auth = { authorization: `Bearer ${apiKey}` }
+  // counters shared by all connections, so consecutive requests differ across the whole run
+  let ticket = 0
+  let read = 0
+  let search = 0
+  return [
+    { name: "health", requests: [{ method: "GET", path: "/health" }] },
+    {
+      name: "create ticket",
+      requests: [{
+        method: "POST",
+        path: "/v1/tickets",
+        headers: { ...auth, "content-type": "application/json" },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(ticketPayload(ticketPoolSize + ++ticket)) })
+      }]
+    },
+    {
+      name: "read ticket",
+      requests: [{
+        method: "GET",
+        headers: auth,
+        setupRequest: (request) => ({ ...request, path: `/v1/tickets/${ticketIds[read++ % ticketIds.length]!}` })
+      }]
+    },
+    {
+      name: "article search",
+      requests: [{
+        method: "GET",
+        headers: auth,
+        setupRequest: (request) => {
+          const q = new URLSearchParams({ q: searchQueries[search++ % searchQueries.length]!, limit: "10" })
+          return { ...request, path: `/v1/articles/search?${q}` }
+        }
+      }]
+    }
+  ]
+}
+
+const fire = async (url: string, scenario: Scenario, duration: number) => {
+  const errorSamples = new Set<string>()
+  const instance = autocannon({ url, connections, duration, requests: scenario.requests })
+  instance.on("reqError", (error) => {
+    if (errorSamples.size < 5) errorSamples.add(String(error))
+  })
+  const result: Result = await instance
+  return { result, errorSamples: [...errorSamples] }
+}
+
+const missedTargets = (name: string, rps: number, p99: number, peakRssMiB: number) => {
+  const target = targets[name] ?? {}
+  const missed: Array<string> = []
+  if (target.minRps !== undefined && rps < target.minRps) missed.push(`req/s < ${target.minRps}`)
+  if (target.maxP99Ms !== undefined && p99 >= target.maxP99Ms) missed.push(`p99 ≥ ${target.maxP99Ms} ms`)
+  if (peakRssMiB >= maxRssMiB) missed.push(`RSS ≥ ${maxRssMiB} MB`)
+  return missed
+}
+
+const runScenario = async (service: Service, scenario: Scenario): Promise<ScenarioResult> => {
+  const settleMs = await waitUntilIdle(service.pid)
+  const logBefore = service.output().length
+  // memory is sampled over the warm-up too: it is load the server had to hold all the same
+  const rss = sampleRss(service.pid)
+  await fire(service.baseUrl, scenario, warmupSeconds)
+  const { result, errorSamples } = await fire(service.baseUrl, scenario, durationSeconds)
+  const peakRssMiB = mib(rss.stop())
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count])
+  )
+  const rps = Math.round(result.requests.average)
+  return {
+    name: scenario.name,
+    requestsPerSecond: rps,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    ok: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    errorSamples,
+    peakRssMiB,
+    settleMs,
+    serverLog: service.output().slice(logBefore).slice(-4000),
+    missed: missedTargets(scenario.name, rps, result.latency.p99, peakRssMiB)
+  }
+}
+
+/** Tickets for the read scenario, made a few at a time like a busy help desk would. */
+const createTicketPool = async (baseUrl: string, apiKey: string) => {
+  const ids: Array<string> = []
+  for (let i = 0; i < ticketPoolSize; i += 10) {
+    const batch = Array.from({ length: Math.min(10, ticketPoolSize - i) }, (_, j) =>
+      requestJson<{ ticket_id: string }>(baseUrl, "POST", "/v1/tickets", apiKey, 202, ticketPayload(i + j)))
+    ids.push(...(await Promise.all(batch)).map((created) => created.ticket_id))
+  }
+  return ids
+}
+
+/** How many articles each query matches: search cost grows with it, so it belongs in the report. */
+const queryMatches = async (baseUrl: string, apiKey: string) => {
+  const totals: Record<string, number> = {}
+  for (const q of searchQueries) {
+    const found = await requestJson<{ total: number }>(
+      baseUrl,
+      "GET",
+      `/v1/articles/search?${new URLSearchParams({ q, limit: "10" })}`,
+      apiKey,
+      200
+    )
+    totals[q] = found.total
+  }
+  return totals
+}
+
+interface Project {
+  readonly project_id: string
+  readonly api_key: string
+}
+
+const createProject = (baseUrl: string) =>
+  requestJson<Project>(baseUrl, "POST", "/v1/admin/projects", adminToken, 201, { name: "bench" })
+
+/**
+ * Brings up a seeded service on one database and hands it to `use`. For PGlite the database lives
+ * inside the server process, so the server is started once to migrate and create the project,
+ * stopped while this process writes the articles into the same directory, then started again.
+ */
+const withSeededService = async <A>(
+  kind: DatabaseKind,
+  use: (service: Service, project: Project) => Promise<A>
+): Promise<A> => {
+  const articles = generateArticles(articleCount)
+  if (kind === "pglite") {
+    const dataDir = await mkdtemp(join(tmpdir(), "bench-pglite-"))
+    const env = { ...serviceEnv, DATA_DIR: dataDir }
+    try {
+      const first = await startService(root, env)
+      const project = await createProject(first.baseUrl).finally(() => first.stop())
+      const started = Date.now()
+      await seedPglite(dataDir, project.project_id, articles)
+      console.log(`  seeded ${articleCount} articles with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      const service = await startService(root, env)
+      return await useThenStop(service, (s) => use(s, project))
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+  const database = await createScratchDatabase(process.env.DATABASE_URL!)
+  console.log(`  scratch database ${database.name}`)
+  try {
+    const service = await startService(root, { ...serviceEnv, DATABASE_URL: database.url })
+    return await useThenStop(service, async (s) => {
+      const project = await createProject(s.baseUrl)
+      const started = Date.now()
+      await seedPostgres(database.url, project.project_id, articles)
+      console.log(`  seeded ${articleCount} articles with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      return use(s, project)
+    })
+  } finally {
+    await database.drop()
+  }
+}
+
+const useThenStop = async <A>(service: Service, use: (service: Service) => Promise<A>): Promise<A> => {
+  try {
+    return await use(service)
+  } finally {
+    const stopped = await service.stop()
+    if (stopped.killed) console.log("  !! the service ignored SIGTERM for 10 s and was killed")
+  }
+}
+
+const pad = (text: string | number, width: number) =>
+  typeof text === "number" ? String(text).padStart(width) : text.padEnd(width)
+
+const targetText = (name: string) => {
+  const target = targets[name] ?? {}
+  return [
+    target.minRps === undefined ? undefined : `≥ ${target.minRps} req/s`,
+    target.maxP99Ms === undefined ? undefined : `p99 < ${target.maxP99Ms} ms`,
+    `RSS < ${maxRssMiB} MB`
+  ].filter((part) => part !== undefined).join(", ")
+}
+
+const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, hwmMiB: number) => {
+  const title = kind === "pglite" ? "PGlite (embedded)" : "PostgreSQL"
+  console.log(`\n${title}: ${articleCount} articles, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up`)
+  const header = [
+    pad("scenario", 15), pad("req/s", 7), pad("p50 ms", 7), pad("p99 ms", 7), pad("non-2xx", 8), pad("errors", 7),
+    pad("peak RSS MB", 12), "  ", pad(`target${kind === "pglite" ? " (targets are for PostgreSQL)" : ""}`, 50), "met"
+  ].join(" ")
+  console.log(header)
+  console.log("-".repeat(header.length + 10))
+  for (const r of results) {
+    console.log([
+      pad(r.name, 15), pad(r.requestsPerSecond, 7), pad(r.latencyMs.p50, 7), pad(r.latencyMs.p99, 7),
+      pad(r.non2xx, 8), pad(r.errors, 7), pad(r.peakRssMiB.toFixed(1), 12), "  ",
+      pad(targetText(r.name), 50), r.missed.length === 0 ? "yes" : `NO (${r.missed.join(", ")})`
+    ].join(" "))
+  }
+  console.log(`VmHWM (peak RSS since the server started) at the end: ${hwmMiB.toFixed(1)} MB`)
+  for (const r of results) {
+    if (r.settleMs > 2000) console.log(`note: before "${r.name}" the server stayed busy for ${(r.settleMs / 1000).toFixed(0)} s with earlier work`)
+    if (r.serverLog.trim() !== "") console.log(`note: the server logged during "${r.name}":\n${r.serverLog.trim().slice(-1500)}`)
+  }
+  for (const r of results.filter((r) => r.errors > 0 || r.non2xx > 0)) {
+    console.log(`\n!!!!!! ERRORS in "${r.name}" on ${title}: ${r.non2xx} non-2xx responses, ${r.errors} errors (${r.timeouts} timeouts)`)
+    console.log(`!!!!!! status codes: ${JSON.stringify(r.statusCodes)}`)
+    for (const sample of r.errorSamples) console.log(`!!!!!! ${sample}`)
+  }
+}
+
+const benchDatabase = async (kind: DatabaseKind) => {
+  console.log(`\n== ${kind}: starting and seeding`)
+  const startLoad = loadavg()
+  const { results, hwmMiB, matches } = await withSeededService(kind, async (service, project) => {
+    const ticketIds = await createTicketPool(service.baseUrl, project.api_key)
+    const matches = await queryMatches(service.baseUrl, project.api_key)
+    const results: Array<ScenarioResult> = []
+    for (const scenario of scenarios(project.api_key, ticketIds)) {
+      console.log(`  running "${scenario.name}"`)
+      results.push(await runScenario(service, scenario))
+    }
+    return { results, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches }
+  })
+  printTable(kind, results, hwmMiB)
+  const counts = Object.values(matches)
+  console.log(`search queries match ${Math.min(...counts)}–${Math.max(...counts)} articles each`)
+
+  await mkdir(join(root, ".bench"), { recursive: true })
+  const file = join(root, ".bench", `results-${kind}.json`)
+  await writeFile(file, JSON.stringify({
+    database: kind,
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    loadAverageAtStart: startLoad,
+    articles: articleCount,
+    connections,
+    warmupSeconds,
+    durationSeconds,
+    targetsAreFor: "postgres",
+    targets,
+    maxRssMiB,
+    searchMatches: matches,
+    vmHwmMiB: hwmMiB,
+    scenarios: results
+  }, null, 2) + "\n")
+  console.log(`results written to ${file}`)
+  return results.some((r) => r.errors > 0 || r.non2xx > 0)
+}
+
+const main = async () => {
+  const kinds: Array<DatabaseKind> = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"]
+  let failed = false
+  for (const kind of kinds) {
+    try {
+      if (await benchDatabase(kind)) failed = true
+    } catch (error) {
+      console.error(`\n!!!!!! ${kind}: the benchmark could not run: ${error instanceof Error ? error.message : String(error)}`)
+      failed = true
+    }
+    // let the machine's page cache and CPU settle between databases
+    await sleep(1000)
+  }
+  process.exitCode = failed ? 1 : 0
+}
+
+await main()
