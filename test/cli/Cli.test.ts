@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import { freshDatabase } from "../support/Databases.ts"
+import { freshPgliteDir } from "../support/Databases.ts"
 import { testSettings } from "../support/Settings.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -29,7 +29,7 @@ const cli = (dataDir: string, ...args: Array<string>) =>
 describe("operator CLI", () => {
   it.live("creates projects and keys, imports a folder of Markdown articles, and revokes keys", () =>
     Effect.gen(function*() {
-      const { DATA_DIR } = yield* freshDatabase("pglite")
+      const DATA_DIR = yield* freshPgliteDir
       const created = yield* cli(DATA_DIR, "projects", "create", "From the CLI")
       const projectId = /project id: (\S+)/.exec(created)![1]!
       const widget = yield* cli(DATA_DIR, "keys", "create", "--project", projectId, "--scope", "widget")

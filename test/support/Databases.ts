@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, type Scope } from "effect"
 import { cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -51,10 +51,12 @@ const freshPostgres = Effect.gen(function*() {
 export { testSettings }
 
 /** Environment entries that point a service at a fresh database of the given kind. */
-export const freshDatabase = (kind: DatabaseKind) =>
+export const freshDatabase = (kind: DatabaseKind): Effect.Effect<Record<string, string>, never, Scope.Scope> =>
   kind === "pglite"
     ? Effect.map(freshPglite, (dir) => ({ DATA_DIR: dir }))
     : Effect.map(freshPostgres, (url) => ({ DATABASE_URL: url, DATABASE_POOL_SIZE: "10" }))
+
+export const freshPgliteDir = freshPglite
 
 /** AppConfig and the real database layer (migrated) of a fresh database. */
 export const databaseLayer = (kind: DatabaseKind, overrides: Record<string, string> = {}) =>
