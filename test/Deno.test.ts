@@ -13,7 +13,7 @@ describe("the same sources under Deno 2", () => {
     service = await startService(
       deno,
       ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", `${root}src/main.ts`],
-      { DATA_DIR: "memory://", ADMIN_TOKEN: adminToken, DENO_NO_UPDATE_CHECK: "1" }
+      { DATA_DIR: "memory://", DATABASE_URL: "", REDIS_URL: "", ADMIN_TOKEN: adminToken, DENO_NO_UPDATE_CHECK: "1" }
     )
   }, 120_000)
 

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
-import { memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
+import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const adminToken = "bench-admin-token"
@@ -67,6 +67,10 @@ interface ScenarioResult {
   readonly statusCodes: Record<string, number>
   readonly errorSamples: ReadonlyArray<string>
   readonly peakRssMiB: number
+  /** server CPU time over the measured run, in % of one core: near 100 means the event loop was the limit */
+  readonly serverCpuPercent: number
+  /** the machine's 1-minute load average after the run: above 2 (cores), others were competing for CPU */
+  readonly loadAverage: number
   /** how long the server took to go quiet before this scenario started */
   readonly settleMs: number
   /** anything the server printed (at warn level) while the scenario ran */
@@ -140,7 +144,10 @@ const runScenario = async (service: Service, scenario: Scenario): Promise<Scenar
   // memory is sampled over the warm-up too: it is load the server had to hold all the same
   const rss = sampleRss(service.pid)
   await fire(service.baseUrl, scenario, warmupSeconds)
+  const cpuBefore = cpuSeconds(service.pid)
+  const started = Date.now()
   const { result, errorSamples } = await fire(service.baseUrl, scenario, durationSeconds)
+  const serverCpuPercent = Math.round(((cpuSeconds(service.pid) - cpuBefore) / ((Date.now() - started) / 1000)) * 100)
   const peakRssMiB = mib(rss.stop())
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count])
@@ -157,6 +164,8 @@ const runScenario = async (service: Service, scenario: Scenario): Promise<Scenar
     statusCodes,
     errorSamples,
     peakRssMiB,
+    serverCpuPercent,
+    loadAverage: Math.round(loadavg()[0]! * 100) / 100,
     settleMs,
     serverLog: service.output().slice(logBefore).slice(-4000),
     missed: missedTargets(scenario.name, rps, result.latency.p99, peakRssMiB)
@@ -248,9 +257,6 @@ const useThenStop = async <A>(service: Service, use: (service: Service) => Promi
   }
 }
 
-const pad = (text: string | number, width: number) =>
-  typeof text === "number" ? String(text).padStart(width) : text.padEnd(width)
-
 const targetText = (name: string) => {
   const target = targets[name] ?? {}
   return [
@@ -260,22 +266,41 @@ const targetText = (name: string) => {
   ].filter((part) => part !== undefined).join(", ")
 }
 
+interface Column {
+  readonly title: string
+  /** figures right-aligned, words left-aligned */
+  readonly width: number
+  readonly cell: (r: ScenarioResult) => string | number
+}
+
+const columns = (kind: DatabaseKind): ReadonlyArray<Column> => [
+  { title: "scenario", width: -15, cell: (r) => r.name },
+  { title: "req/s", width: 7, cell: (r) => r.requestsPerSecond },
+  { title: "p50 ms", width: 7, cell: (r) => r.latencyMs.p50 },
+  { title: "p99 ms", width: 7, cell: (r) => r.latencyMs.p99 },
+  { title: "non-2xx", width: 8, cell: (r) => r.non2xx },
+  { title: "errors", width: 7, cell: (r) => r.errors },
+  { title: "peak RSS MB", width: 12, cell: (r) => r.peakRssMiB.toFixed(1) },
+  { title: "srv CPU%", width: 9, cell: (r) => r.serverCpuPercent },
+  { title: "load", width: 5, cell: (r) => r.loadAverage.toFixed(1) },
+  { title: kind === "pglite" ? "  target (targets are for PostgreSQL)" : "  target", width: -42, cell: (r) => `  ${targetText(r.name)}` },
+  { title: "met", width: 0, cell: (r) => r.missed.length === 0 ? "yes" : `NO (${r.missed.join(", ")})` }
+]
+
+const row = (texts: ReadonlyArray<string | number>, cols: ReadonlyArray<Column>) =>
+  texts.map((text, i) => {
+    const width = cols[i]!.width
+    return width >= 0 ? String(text).padStart(width) : String(text).padEnd(-width)
+  }).join(" ")
+
 const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, hwmMiB: number) => {
   const title = kind === "pglite" ? "PGlite (embedded)" : "PostgreSQL"
   console.log(`\n${title}: ${articleCount} articles, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up`)
-  const header = [
-    pad("scenario", 15), pad("req/s", 7), pad("p50 ms", 7), pad("p99 ms", 7), pad("non-2xx", 8), pad("errors", 7),
-    pad("peak RSS MB", 12), "  ", pad(`target${kind === "pglite" ? " (targets are for PostgreSQL)" : ""}`, 50), "met"
-  ].join(" ")
+  const cols = columns(kind)
+  const header = row(cols.map((c) => c.title), cols)
   console.log(header)
-  console.log("-".repeat(header.length + 10))
-  for (const r of results) {
-    console.log([
-      pad(r.name, 15), pad(r.requestsPerSecond, 7), pad(r.latencyMs.p50, 7), pad(r.latencyMs.p99, 7),
-      pad(r.non2xx, 8), pad(r.errors, 7), pad(r.peakRssMiB.toFixed(1), 12), "  ",
-      pad(targetText(r.name), 50), r.missed.length === 0 ? "yes" : `NO (${r.missed.join(", ")})`
-    ].join(" "))
-  }
+  console.log("-".repeat(header.length + 20))
+  for (const r of results) console.log(row(cols.map((c) => c.cell(r)), cols))
   console.log(`VmHWM (peak RSS since the server started) at the end: ${hwmMiB.toFixed(1)} MB`)
   for (const r of results) {
     if (r.settleMs > 2000) console.log(`note: before "${r.name}" the server stayed busy for ${(r.settleMs / 1000).toFixed(0)} s with earlier work`)

@@ -102,7 +102,7 @@ export const sampleRss = (pid: number, intervalMs = 100) => {
 }
 
 /** CPU time (user + system) the process has used so far, in seconds. */
-const cpuSeconds = (pid: number) => {
+export const cpuSeconds = (pid: number) => {
   try {
     // the command name in field 2 may hold spaces, so count fields after its closing paren
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
