@@ -268,7 +268,7 @@ const targetText = (name: string) => {
 
 interface Column {
   readonly title: string
-  /** figures right-aligned, words left-aligned */
+  /** positive: right-aligned (figures); negative: left-aligned (words) */
   readonly width: number
   readonly cell: (r: ScenarioResult) => string | number
 }
