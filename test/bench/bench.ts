@@ -251,6 +251,10 @@ const withSeededService = async <A>(
 const useThenStop = async <A>(service: Service, use: (service: Service) => Promise<A>): Promise<A> => {
   try {
     return await use(service)
+  } catch (error) {
+    // the server's own last words usually say more than the client's "fetch failed"
+    console.error(`  service output before the failure:\n${service.output().slice(-3000)}`)
+    throw error
   } finally {
     const stopped = await service.stop()
     if (stopped.killed) console.log("  !! the service ignored SIGTERM for 10 s and was killed")
@@ -360,7 +364,8 @@ const main = async () => {
     try {
       if (await benchDatabase(kind)) failed = true
     } catch (error) {
-      console.error(`\n!!!!!! ${kind}: the benchmark could not run: ${error instanceof Error ? error.message : String(error)}`)
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : ""
+      console.error(`\n!!!!!! ${kind}: the benchmark could not run: ${error instanceof Error ? error.message : String(error)}${cause}`)
       failed = true
     }
     // let the machine's page cache and CPU settle between databases
