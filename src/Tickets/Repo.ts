@@ -17,7 +17,6 @@ export interface NewTicketRow {
   readonly source: string
   readonly senderEmail: string | null
   readonly senderName: string | null
-  readonly contactId: string | null
   readonly metadata: Record<string, unknown> | null
   readonly createdAt: string
 }
@@ -71,19 +70,26 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
       })
 
     /**
-     * One statement: takes the next ticket number under the project row's lock, inserts the
-     * ticket and its outbox jobs. A rollback returns the number, so committed numbers have no gaps.
+     * One statement, so one round trip: records the sender as a contact, takes the next ticket
+     * number under the project row's lock, inserts the ticket and its outbox jobs. A failure
+     * rolls all of it back, so committed numbers have no gaps.
      */
     const insertTicket = (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) =>
       sql<{ ticket_number: number }>`
-        WITH seq AS (
+        WITH contact AS (
+          INSERT INTO contacts (project_id, email, name)
+          SELECT ${row.projectId}::uuid, ${row.senderEmail}::text, ${row.senderName}::text
+          WHERE ${row.senderEmail}::text IS NOT NULL
+          ON CONFLICT (project_id, email) DO UPDATE SET name = coalesce(EXCLUDED.name, contacts.name)
+          RETURNING id
+        ), seq AS (
           UPDATE projects SET ticket_seq = ticket_seq + 1 WHERE id = ${row.projectId} RETURNING ticket_seq
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
             priority_confidence, source, sender_email, sender_name, contact_id, metadata, created_at, updated_at)
           SELECT ${row.id}::uuid, ${row.projectId}::uuid, seq.ticket_seq, ${row.subject}, ${row.body},
             ${row.priority}, ${row.priorityGiven ? "human" : null}, ${row.priorityGiven ? 1 : null}::float8,
-            ${row.source}, ${row.senderEmail}, ${row.senderName}, ${row.contactId}::uuid,
+            ${row.source}, ${row.senderEmail}, ${row.senderName}, (SELECT id FROM contact),
             ${row.metadata === null ? null : JSON.stringify(row.metadata)}::jsonb,
             ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz
           FROM seq

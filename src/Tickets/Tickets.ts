@@ -49,7 +49,6 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
       })
       const tags = distinctTags(input.tags ?? [])
       const write = Effect.gen(function*() {
-        const contactId = senderEmail === null ? null : yield* repo.upsertContact(projectId, senderEmail, senderName)
         const ticketNumber = yield* repo.insertTicket({
           id,
           projectId,
@@ -60,15 +59,14 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
           source: input.source ?? "api",
           senderEmail,
           senderName,
-          contactId,
           metadata: input.metadata ?? null,
           createdAt
         }, ticketCreatedJobs(event, { errorTracker }))
         if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
         return { ticket_id: id, ticket_number: ticketNumber } satisfies TicketCreated
       })
-      // a lone statement is atomic by itself; more than one needs the transaction
-      return yield* (senderEmail === null && tags.length === 0 ? write : repo.withTransaction(write))
+      // a lone statement is atomic by itself; tags add statements, and so a transaction
+      return yield* (tags.length === 0 ? write : repo.withTransaction(write))
     })
 
     const get = Effect.fn("Tickets.get")(function*(
