@@ -13,7 +13,6 @@ import autocannon, { type Request, type Result } from "autocannon"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
@@ -69,12 +68,14 @@ interface ScenarioResult {
   readonly peakRssMiB: number
   /** server CPU time over the measured run, in % of one core: near 100 means the event loop was the limit */
   readonly serverCpuPercent: number
+  /** this process's CPU (autocannon) over the run, in % of one core: it shares the 2 cores with the server */
+  readonly loadGeneratorCpuPercent: number
   /** the machine's 1-minute load average after the run: above 2 (cores), others were competing for CPU */
   readonly loadAverage: number
   /** how long the server took to go quiet before this scenario started */
   readonly settleMs: number
-  /** anything the server printed (at warn level) while the scenario ran */
-  readonly serverLog: string
+  /** what the server logged (at warn level) while the scenario ran: entries counted, and the last few */
+  readonly serverLog: { readonly counts: Record<string, number>; readonly tail: string }
   readonly missed: ReadonlyArray<string>
 }
 
@@ -138,21 +139,45 @@ const missedTargets = (name: string, rps: number, p99: number, peakRssMiB: numbe
   return missed
 }
 
+/**
+ * Effect's logger writes `[time] LEVEL (#fiber): message` and then indented details; entries are
+ * counted by level, message and first detail, as a run can log the same failure hundreds of times.
+ */
+const summariseLog = (log: string): Map<string, number> => {
+  const counts = new Map<string, number>()
+  // without colour codes, in case the logger believes it writes to a terminal
+  const lines = log.replace(/\x1b\[[0-9;]*m/g, "").split("\n")
+  lines.forEach((line, i) => {
+    const entry = /^\[[\d:.]+\] ([A-Z]+) \(#\d+\): ?(.*)$/.exec(line)
+    if (entry === null) return
+    const key = `${entry[1]} "${entry[2]}${lines[i + 1]?.startsWith("  ") ? `: ${lines[i + 1]!.trim()}` : ""}"`
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  })
+  // output the logger did not format (a crash, a stray console.log) still deserves a mention
+  if (counts.size === 0 && log.trim() !== "") counts.set(`unformatted output: ${log.trim().slice(-500)}`, 1)
+  return counts
+}
+
 const runScenario = async (service: Service, scenario: Scenario): Promise<ScenarioResult> => {
   const settleMs = await waitUntilIdle(service.pid)
-  const logBefore = service.output().length
+  const logMark = service.outputMark()
   // memory is sampled over the warm-up too: it is load the server had to hold all the same
   const rss = sampleRss(service.pid)
   await fire(service.baseUrl, scenario, warmupSeconds)
   const cpuBefore = cpuSeconds(service.pid)
+  const ownCpuBefore = process.cpuUsage()
   const started = Date.now()
   const { result, errorSamples } = await fire(service.baseUrl, scenario, durationSeconds)
-  const serverCpuPercent = Math.round(((cpuSeconds(service.pid) - cpuBefore) / ((Date.now() - started) / 1000)) * 100)
+  const elapsedSeconds = (Date.now() - started) / 1000
+  const serverCpuPercent = Math.round(((cpuSeconds(service.pid) - cpuBefore) / elapsedSeconds) * 100)
+  const ownCpu = process.cpuUsage(ownCpuBefore)
+  const loadGeneratorCpuPercent = Math.round(((ownCpu.user + ownCpu.system) / 1e6 / elapsedSeconds) * 100)
   const peakRssMiB = mib(rss.stop())
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count])
   )
   const rps = Math.round(result.requests.average)
+  const log = service.outputSince(logMark)
   return {
     name: scenario.name,
     requestsPerSecond: rps,
@@ -165,9 +190,10 @@ const runScenario = async (service: Service, scenario: Scenario): Promise<Scenar
     errorSamples,
     peakRssMiB,
     serverCpuPercent,
+    loadGeneratorCpuPercent,
     loadAverage: Math.round(loadavg()[0]! * 100) / 100,
     settleMs,
-    serverLog: service.output().slice(logBefore).slice(-4000),
+    serverLog: { counts: Object.fromEntries(summariseLog(log)), tail: log.slice(-2000) },
     missed: missedTargets(scenario.name, rps, result.latency.p99, peakRssMiB)
   }
 }
@@ -222,7 +248,11 @@ const withSeededService = async <A>(
     const env = { ...serviceEnv, DATA_DIR: dataDir }
     try {
       const first = await startService(root, env)
-      const project = await createProject(first.baseUrl).finally(() => first.stop())
+      const project = await createProject(first.baseUrl).finally(async () => {
+        // /health answers while the demo project is still being seeded: let that finish first
+        await waitUntilIdle(first.pid)
+        await first.stop()
+      })
       const started = Date.now()
       await seedPglite(dataDir, project.project_id, articles)
       console.log(`  seeded ${articleCount} articles with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
@@ -305,10 +335,11 @@ const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, 
   console.log(header)
   console.log("-".repeat(header.length + 20))
   for (const r of results) console.log(row(cols.map((c) => c.cell(r)), cols))
+  console.log("srv CPU% = the server process over the measured run (100 = one core); load = 1-minute load average (2 cores); MB = MiB")
   console.log(`VmHWM (peak RSS since the server started) at the end: ${hwmMiB.toFixed(1)} MB`)
   for (const r of results) {
     if (r.settleMs > 2000) console.log(`note: before "${r.name}" the server stayed busy for ${(r.settleMs / 1000).toFixed(0)} s with earlier work`)
-    if (r.serverLog.trim() !== "") console.log(`note: the server logged during "${r.name}":\n${r.serverLog.trim().slice(-1500)}`)
+    for (const [entry, count] of Object.entries(r.serverLog.counts)) console.log(`note: during "${r.name}" the server logged ${count}× ${entry}`)
   }
   for (const r of results.filter((r) => r.errors > 0 || r.non2xx > 0)) {
     console.log(`\n!!!!!! ERRORS in "${r.name}" on ${title}: ${r.non2xx} non-2xx responses, ${r.errors} errors (${r.timeouts} timeouts)`)
@@ -320,7 +351,8 @@ const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, 
 const benchDatabase = async (kind: DatabaseKind) => {
   console.log(`\n== ${kind}: starting and seeding`)
   const startLoad = loadavg()
-  const { results, hwmMiB, matches } = await withSeededService(kind, async (service, project) => {
+  const { results, idleRssMiB, hwmMiB, matches } = await withSeededService(kind, async (service, project) => {
+    const idleRssMiB = mib(memoryKiB(service.pid)?.rss ?? 0)
     const ticketIds = await createTicketPool(service.baseUrl, project.api_key)
     const matches = await queryMatches(service.baseUrl, project.api_key)
     const results: Array<ScenarioResult> = []
@@ -328,9 +360,10 @@ const benchDatabase = async (kind: DatabaseKind) => {
       console.log(`  running "${scenario.name}"`)
       results.push(await runScenario(service, scenario))
     }
-    return { results, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches }
+    return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches }
   })
   printTable(kind, results, hwmMiB)
+  console.log(`RSS of the seeded server before any load: ${idleRssMiB.toFixed(1)} MB`)
   const counts = Object.values(matches)
   console.log(`search queries match ${Math.min(...counts)}–${Math.max(...counts)} articles each`)
 
@@ -350,6 +383,7 @@ const benchDatabase = async (kind: DatabaseKind) => {
     targets,
     maxRssMiB,
     searchMatches: matches,
+    idleRssMiB,
     vmHwmMiB: hwmMiB,
     scenarios: results
   }, null, 2) + "\n")
@@ -368,8 +402,6 @@ const main = async () => {
       console.error(`\n!!!!!! ${kind}: the benchmark could not run: ${error instanceof Error ? error.message : String(error)}${cause}`)
       failed = true
     }
-    // let the machine's page cache and CPU settle between databases
-    await sleep(1000)
   }
   process.exitCode = failed ? 1 : 0
 }

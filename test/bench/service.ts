@@ -8,6 +8,10 @@ export interface Service {
   readonly pid: number
   /** the service's recent stdout and stderr, for failure reports */
   readonly output: () => string
+  /** how much the service has printed so far, to pass to `outputSince` later */
+  readonly outputMark: () => number
+  /** what it printed after `mark` (as much as is still kept) */
+  readonly outputSince: (mark: number) => string
   /** SIGTERM, then SIGKILL after 10 s; says which one ended it */
   readonly stop: () => Promise<{ readonly killed: boolean; readonly code: number | null }>
 }
@@ -23,7 +27,7 @@ export const freePort = () =>
     })
   })
 
-const outputLimit = 64 * 1024
+const outputLimit = 1024 * 1024
 
 /**
  * Runs `node --import tsx src/main.ts` directly (not through npm or tsx's CLI), so the child's
@@ -35,20 +39,34 @@ export const startService = async (
   timeoutMs = 120_000
 ): Promise<Service> => {
   const port = await freePort()
+  // the caller picks the database: an inherited DATABASE_URL would quietly turn an embedded run
+  // into one against that server (and migrate whatever database it names)
+  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), ...env },
+    env: { ...inherited, HOST: "127.0.0.1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
+  let written = 0
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-outputLimit)
+    const text = chunk.toString()
+    written += text.length
+    output = (output + text).slice(-outputLimit)
   }
+  const outputSince = (mark: number) => output.slice(Math.max(0, output.length - (written - mark)))
   child.stdout!.on("data", keep)
   child.stderr!.on("data", keep)
 
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  let ready = false
+  let stopping = false
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code, signal) => {
+      if (ready && !stopping) console.error(`  !! the service exited by itself (code ${code}, signal ${signal}):\n${output.slice(-3000)}`)
+      resolve(code)
+    }))
   const stop = async () => {
+    stopping = true
     if (child.exitCode !== null || child.signalCode !== null) return { killed: false, code: child.exitCode }
     child.kill("SIGTERM")
     const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
@@ -63,7 +81,10 @@ export const startService = async (
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was ready:\n${output}`)
     try {
       const response = await fetch(`${baseUrl}/health`)
-      if (response.status === 200) return { baseUrl, pid: child.pid!, output: () => output, stop }
+      if (response.status === 200) {
+        ready = true
+        return { baseUrl, pid: child.pid!, output: () => output, outputMark: () => written, outputSince, stop }
+      }
     } catch {
       // not listening yet
     }
