@@ -1,9 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { projectPath } from "../Paths.ts"
 
-const migrationsFolder = new URL("../../migrations/", import.meta.url)
+const migrationsFolder = projectPath("migrations")
 
 /**
  * Reads `migrations/NNNN_name.sql`. The Migrator's own file loader only knows .js/.ts modules,
@@ -11,13 +12,13 @@ const migrationsFolder = new URL("../../migrations/", import.meta.url)
  */
 const sqlFolderLoader: Migrator.Loader<FileSystem.FileSystem> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const names = yield* fs.readDirectory(fileURLToPath(migrationsFolder))
+  const names = yield* fs.readDirectory(migrationsFolder)
   return names
     .flatMap((name): Array<Migrator.ResolvedMigration> => {
       const match = /^(\d{4})_(.+)\.sql$/.exec(name)
       if (match === null) return []
       const load = Effect.map(
-        fs.readFileString(fileURLToPath(new URL(name, migrationsFolder))),
+        fs.readFileString(join(migrationsFolder, name)),
         (text) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text))
       )
       return [[Number(match[1]), match[2]!, load]]

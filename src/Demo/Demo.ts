@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { fileURLToPath } from "node:url"
 import { importFolder } from "../Articles/Import.ts"
+import { projectPath } from "../Paths.ts"
 import { Projects } from "../Projects/Projects.ts"
 
-const articlesFolder = fileURLToPath(new URL("./articles/", import.meta.url))
+const articlesFolder = projectPath("src", "Demo", "articles")
 
 export interface DemoProject {
   readonly projectId: string

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
@@ -38,6 +38,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 /** The routes and middleware of the service, on whatever HttpServer is provided. */
 export const HttpLive = HttpApiBuilder.serve().pipe(
+  // no trace exporter is configured: a span per request would be built and thrown away
+  HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(EnvelopeLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
