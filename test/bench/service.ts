@@ -30,8 +30,9 @@ export const freePort = () =>
 const outputLimit = 1024 * 1024
 
 /**
- * Runs `node --import tsx src/main.ts` directly (not through npm or tsx's CLI), so the child's
- * pid is the server process itself and /proc/<pid> measures the server, not a wrapper.
+ * Runs the bundle that `npm start` runs (`node dist/main.mjs`, built by `npm run build` before
+ * the benchmark starts) directly, not through npm, so the child's pid is the server process
+ * itself and /proc/<pid> measures the server, not a wrapper.
  */
 export const startService = async (
   root: string,
@@ -42,7 +43,7 @@ export const startService = async (
   // the caller picks the database: an inherited DATABASE_URL would quietly turn an embedded run
   // into one against that server (and migrate whatever database it names)
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, ["dist/main.mjs"], {
     cwd: root,
     env: { ...inherited, HOST: "127.0.0.1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"]
