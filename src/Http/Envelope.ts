@@ -58,6 +58,8 @@ const corsHeaders = {
 }
 
 const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, requestId: string) => {
+  // the client went away mid-request: nobody reads this answer, and nothing went wrong here
+  if (Cause.isInterruptedOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
   const failure = Cause.squash(cause)
   if (isApiError(failure)) {
     const response = envelope(failure.status, failure.code, failure.message)
