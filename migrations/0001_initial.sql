@@ -3,6 +3,10 @@
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
+-- Search excerpts are HTML (matches wrapped in <mark>): the text around them must be escaped.
+CREATE FUNCTION html_escape(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
+  $$ SELECT replace(replace(replace($1, '&', '&amp;'), '<', '&lt;'), '>', '&gt;') $$;
+
 CREATE TABLE service_settings (
   name text PRIMARY KEY,
   value text NOT NULL,

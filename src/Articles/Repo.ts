@@ -56,7 +56,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
           LIMIT ${limit}
         )
         SELECT page.id, page.title, page.slug, page.category, page.relevance, page.total,
-          ts_headline('english', replace(replace(replace(page.body, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+          ts_headline('english', html_escape(page.body),
             query.q, ${headlineOptions}) AS excerpt
         FROM page, query
         ORDER BY page.relevance DESC, page.id`.pipe(

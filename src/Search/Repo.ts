@@ -15,8 +15,9 @@ const pageOf = <R extends { total: number }>(rows: ReadonlyArray<R>, toResult: (
 })
 
 /**
- * One query per kind, each ranked with ts_rank's normalisation 32 (rank / (rank + 1)), so the
- * scores of the three kinds lie in [0, 1) and can be merged into one list.
+ * Tickets and contacts; articles come from the knowledge-base search itself. Each kind is ranked
+ * with ts_rank's normalisation 32 (rank / (rank + 1)), so the scores of all kinds lie in [0, 1)
+ * and can be merged into one list.
  */
 export class SearchRepo extends Effect.Service<SearchRepo>()("app/Search/Repo", {
   effect: Effect.gen(function*() {
@@ -34,7 +35,7 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("app/Search/Repo", 
           LIMIT ${limit}
         )
         SELECT page.id, page.ticket_number, page.status, page.subject AS title, page.relevance, page.total,
-          ts_headline('english', replace(replace(replace(page.body, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+          ts_headline('english', html_escape(page.body),
             query.q, ${headline}) AS excerpt
         FROM page, query ORDER BY page.relevance DESC`.pipe(
         Effect.map((rows) =>
@@ -46,33 +47,6 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("app/Search/Repo", 
             relevance: Number(row.relevance),
             ticket_number: Number(row.ticket_number),
             status: row.status
-          }))
-        )
-      )
-
-    const articles = (projectId: string, q: string, limit: number) =>
-      sql<{ id: string; slug: string; title: string; excerpt: string; relevance: number; total: number }>`
-        WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
-        page AS (
-          SELECT a.id, a.slug, a.title, a.body, ts_rank(a.search, query.q, 32) AS relevance,
-            count(*) OVER () AS total
-          FROM articles a, query
-          WHERE a.project_id = ${projectId} AND a.published AND a.search @@ query.q
-          ORDER BY relevance DESC, a.id
-          LIMIT ${limit}
-        )
-        SELECT page.id, page.slug, page.title, page.relevance, page.total,
-          ts_headline('english', replace(replace(replace(page.body, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
-            query.q, ${headline}) AS excerpt
-        FROM page, query ORDER BY page.relevance DESC`.pipe(
-        Effect.map((rows) =>
-          pageOf(rows, (row) => ({
-            type: "article",
-            id: row.id,
-            title: row.title,
-            excerpt: row.excerpt,
-            relevance: Number(row.relevance),
-            slug: row.slug
           }))
         )
       )
@@ -105,7 +79,6 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("app/Search/Repo", 
 
     return {
       tickets: (projectId: string, q: string, limit: number) => Effect.orDie(tickets(projectId, q, limit)),
-      articles: (projectId: string, q: string, limit: number) => Effect.orDie(articles(projectId, q, limit)),
       contacts: (projectId: string, q: string, limit: number) => Effect.orDie(contacts(projectId, q, limit))
     } as const
   })

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:net"
+import { freePort } from "../support/Process.ts"
 import { setTimeout as sleep } from "node:timers/promises"
 
 export interface Service {
@@ -15,17 +15,6 @@ export interface Service {
   /** SIGTERM, then SIGKILL after 10 s; says which one ended it */
   readonly stop: () => Promise<{ readonly killed: boolean; readonly code: number | null }>
 }
-
-/** A loopback port nobody listens on right now. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 const outputLimit = 1024 * 1024
 
