@@ -73,10 +73,6 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
         }))
       )
 
-    const slugTaken = (projectId: string, slug: string, exceptId: string | null) =>
-      sql`SELECT 1 FROM articles WHERE project_id = ${projectId} AND slug = ${slug}
-          AND id IS DISTINCT FROM ${exceptId}::uuid`.pipe(Effect.map((rows) => rows.length > 0))
-
     /** Slugs starting with `base`, to pick the next free `base-N`. */
     const slugsLike = (projectId: string, base: string) =>
       sql<{ slug: string }>`SELECT slug FROM articles WHERE project_id = ${projectId}
@@ -126,8 +122,6 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
 
     return {
       search: (projectId: string, q: string, limit: number) => Effect.orDie(search(projectId, q, limit)),
-      slugTaken: (projectId: string, slug: string, exceptId: string | null) =>
-        Effect.orDie(slugTaken(projectId, slug, exceptId)),
       slugsLike: (projectId: string, base: string) => Effect.orDie(slugsLike(projectId, base)),
       insert: (input: Parameters<typeof insert>[0]) => Effect.orDie(insert(input)),
       find: (projectId: string, id: string) => Effect.orDie(find(projectId, id)),
