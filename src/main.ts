@@ -6,10 +6,10 @@ import { HttpLive, listen, ServicesLive } from "./Http/Server.ts"
 import { StartupLive } from "./Startup.ts"
 
 const MainLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  Layer.mergeAll(
-    HttpLive.pipe(Layer.provide(listen(config.port, config.host))),
-    StartupLive
-  ).pipe(
+  HttpLive.pipe(
+    Layer.provide(listen(config.port, config.host)),
+    // the first request must find the demo project: seed before the port opens
+    Layer.provide(StartupLive),
     Layer.provide(ServicesLive),
     Layer.provideMerge(Database.layer),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
