@@ -60,7 +60,16 @@ export const settings = Config.all({
   triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),
   errorTracker: oneOf("ERROR_TRACKER", ["none", "sentry"], "none"),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  logLevel: Config.string("LOG_LEVEL").pipe(
+    Config.withDefault("info"),
+    Config.mapOrFail((text) => {
+      const name = text.trim().toLowerCase() === "warning" ? "warn" : text.trim().toLowerCase()
+      const level = LogLevel.allLevels.find((candidate) => candidate.label.toLowerCase() === name)
+      return level === undefined
+        ? Either.left(ConfigError.InvalidData(["LOG_LEVEL"], "LOG_LEVEL must be one of trace, debug, info, warning, error, fatal, off"))
+        : Either.right(level)
+    })
+  )
 })
 
 export interface Settings {
