@@ -16,6 +16,8 @@ export interface RunningService {
   readonly baseUrl: string
   readonly output: () => string
   readonly stop: () => Promise<void>
+  /** SIGKILL: the process gets no chance to flush or close anything, as in a crash. */
+  readonly crash: () => Promise<void>
 }
 
 /** Starts the service as a separate process (`npm start` or Deno) and waits until /health answers. */
@@ -41,12 +43,18 @@ export const startService = async (
       child.kill("SIGTERM")
       setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
     })
+  const crash = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once("exit", () => resolve())
+      child.kill("SIGKILL")
+    })
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`)
     try {
       const response = await fetch(`${baseUrl}/health`)
-      if (response.ok) return { baseUrl, output: () => output, stop }
+      if (response.ok) return { baseUrl, output: () => output, stop, crash }
     } catch {
       // not listening yet
     }

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+import { startService } from "./support/Process.ts"
+
+const root = fileURLToPath(new URL("../", import.meta.url))
+const adminToken = "durability-admin-token"
+
+/** The service as `npm start` runs it, on an embedded database in `dataDir`, in a process of its own. */
+const start = (dataDir: string) =>
+  startService(process.execPath, ["--import", "tsx", `${root}src/main.ts`], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    REDIS_URL: "",
+    ADMIN_TOKEN: adminToken
+  })
+
+describe("an acknowledged ticket on the embedded database", () => {
+  const dirs: Array<string> = []
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+  })
+
+  it("survives the process being killed right after the 202, and a restart", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "support-crash-"))
+    dirs.push(dataDir)
+    const first = await start(dataDir)
+    const json = { "content-type": "application/json" }
+    const project = await fetch(`${first.baseUrl}/v1/admin/projects`, {
+      method: "POST",
+      headers: { ...json, authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ name: "Crash" })
+    }).then((r) => r.json())
+    const auth = { authorization: `Bearer ${project.api_key}` }
+    const created = await fetch(`${first.baseUrl}/v1/tickets`, {
+      method: "POST",
+      headers: { ...json, ...auth },
+      body: JSON.stringify({ subject: "Do not lose me", body: "Acknowledged, then the power cord" })
+    })
+    expect(created.status).toBe(202)
+    const { ticket_id } = await created.json()
+    await first.crash()
+
+    const second = await start(dataDir)
+    try {
+      const read = await fetch(`${second.baseUrl}/v1/tickets/${ticket_id}`, { headers: auth })
+      expect(read.status).toBe(200)
+      expect(await read.json()).toMatchObject({ ticket_id, subject: "Do not lose me", ticket_number: 1 })
+      // the demo is seeded once, on the first start only
+      expect(second.output()).not.toContain("demo project")
+    } finally {
+      await second.stop()
+    }
+  }, 180_000)
+})
