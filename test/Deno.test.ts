@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningService, startService } from "./support/Process.ts"
+import { postTicket, provisionProject, type RunningService, startService } from "./support/Process.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const deno = fileURLToPath(new URL("../node_modules/.bin/deno", import.meta.url))
@@ -22,20 +22,10 @@ describe("the same sources under Deno 2", () => {
   })
 
   it("boots, creates a ticket and reads it back", async () => {
-    const json = { "content-type": "application/json" }
     const health = await fetch(`${service.baseUrl}/health`).then((r) => r.json())
     expect(health.status).toBe("ok")
-    const project = await fetch(`${service.baseUrl}/v1/admin/projects`, {
-      method: "POST",
-      headers: { ...json, authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ name: "Deno" })
-    }).then((r) => r.json())
-    const auth = { authorization: `Bearer ${project.api_key}` }
-    const created = await fetch(`${service.baseUrl}/v1/tickets`, {
-      method: "POST",
-      headers: { ...json, ...auth },
-      body: JSON.stringify({ subject: "Hello from Deno", body: "Works?" })
-    })
+    const { auth } = await provisionProject(service.baseUrl, adminToken, "Deno")
+    const created = await postTicket(service.baseUrl, auth, { subject: "Hello from Deno", body: "Works?" })
     expect(created.status).toBe(202)
     const { ticket_id } = await created.json()
     const read = await fetch(`${service.baseUrl}/v1/tickets/${ticket_id}`, { headers: auth })

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { startService } from "./support/Process.ts"
+import { postTicket, provisionProject, startService } from "./support/Process.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const adminToken = "durability-admin-token"
@@ -27,18 +27,8 @@ describe("an acknowledged ticket on the embedded database", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "support-crash-"))
     dirs.push(dataDir)
     const first = await start(dataDir)
-    const json = { "content-type": "application/json" }
-    const project = await fetch(`${first.baseUrl}/v1/admin/projects`, {
-      method: "POST",
-      headers: { ...json, authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ name: "Crash" })
-    }).then((r) => r.json())
-    const auth = { authorization: `Bearer ${project.api_key}` }
-    const created = await fetch(`${first.baseUrl}/v1/tickets`, {
-      method: "POST",
-      headers: { ...json, ...auth },
-      body: JSON.stringify({ subject: "Do not lose me", body: "Acknowledged, then the power cord" })
-    })
+    const { auth } = await provisionProject(first.baseUrl, adminToken, "Crash")
+    const created = await postTicket(first.baseUrl, auth, { subject: "Do not lose me", body: "Acknowledged, then the power cord" })
     expect(created.status).toBe(202)
     const { ticket_id } = await created.json()
     await first.crash()

@@ -63,3 +63,20 @@ export const startService = async (
   await stop()
   throw new Error(`service did not answer /health within ${timeoutMs} ms:\n${output}`)
 }
+
+const json = { "content-type": "application/json" }
+
+/** A project and its full key on a service running in another process, through the admin API. */
+export const provisionProject = async (baseUrl: string, adminToken: string, name: string) => {
+  const response = await fetch(`${baseUrl}/v1/admin/projects`, {
+    method: "POST",
+    headers: { ...json, authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ name })
+  })
+  if (response.status !== 201) throw new Error(`project not created: ${response.status} ${await response.text()}`)
+  const project = await response.json()
+  return { projectId: project.project_id as string, auth: { authorization: `Bearer ${project.api_key}` } }
+}
+
+export const postTicket = (baseUrl: string, auth: Record<string, string>, ticket: { subject: string; body: string }) =>
+  fetch(`${baseUrl}/v1/tickets`, { method: "POST", headers: { ...json, ...auth }, body: JSON.stringify(ticket) })
