@@ -76,7 +76,7 @@ export const isApiError = (u: unknown): u is ApiError =>
  * so the OpenAPI document shows exactly what a client receives.
  */
 const envelope = <E extends ApiError>(
-  ErrorClass: new(args: { readonly message: string }) => E,
+  fromWire: (message: string) => E,
   tag: E["_tag"],
   code: E["code"],
   status: number
@@ -86,24 +86,27 @@ const envelope = <E extends ApiError>(
     Schema.declare((u: unknown): u is E => isApiError(u) && u._tag === tag),
     {
       strict: true,
-      decode: (wire) => new ErrorClass({ message: wire.error.message }),
+      decode: (wire) => fromWire(wire.error.message),
       encode: (error) => ({ error: { code, message: error.message } })
     }
   ).annotations(HttpApiSchema.annotations({ status, identifier: code, description: `Error envelope, code ${code}` }))
 
-export const ValidationErrorWire = envelope(ValidationError, "ValidationError", "VALIDATION_ERROR", 400)
-export const UnauthorizedWire = envelope(Unauthorized, "Unauthorized", "UNAUTHORIZED", 401)
-export const ForbiddenWire = envelope(Forbidden, "Forbidden", "FORBIDDEN", 403)
-export const NotFoundWire = envelope(NotFound, "NotFound", "NOT_FOUND", 404)
-export const ConflictWire = envelope(Conflict, "Conflict", "CONFLICT", 409)
-export const PayloadTooLargeWire = envelope(PayloadTooLarge, "PayloadTooLarge", "PAYLOAD_TOO_LARGE", 413)
-export const RateLimitedWire = Schema.transform(
-  Schema.Struct({ error: Schema.Struct({ code: Schema.Literal("RATE_LIMITED"), message: Schema.String }) }),
-  Schema.declare((u: unknown): u is RateLimited => isApiError(u) && u._tag === "RateLimited"),
-  {
-    strict: true,
-    decode: (wire) => new RateLimited({ message: wire.error.message, retryAfterSeconds: 60 }),
-    encode: (error) => ({ error: { code: "RATE_LIMITED" as const, message: error.message } })
-  }
-).annotations(HttpApiSchema.annotations({ status: 429, identifier: "RATE_LIMITED" }))
-export const InternalErrorWire = envelope(InternalError, "InternalError", "INTERNAL_ERROR", 500)
+export const ValidationErrorWire = envelope((message) => new ValidationError({ message }), "ValidationError", "VALIDATION_ERROR", 400)
+export const UnauthorizedWire = envelope((message) => new Unauthorized({ message }), "Unauthorized", "UNAUTHORIZED", 401)
+export const ForbiddenWire = envelope((message) => new Forbidden({ message }), "Forbidden", "FORBIDDEN", 403)
+export const NotFoundWire = envelope((message) => new NotFound({ message }), "NotFound", "NOT_FOUND", 404)
+export const ConflictWire = envelope((message) => new Conflict({ message }), "Conflict", "CONFLICT", 409)
+export const PayloadTooLargeWire = envelope(
+  (message) => new PayloadTooLarge({ message }),
+  "PayloadTooLarge",
+  "PAYLOAD_TOO_LARGE",
+  413
+)
+// the wait is in the Retry-After header, not in the body
+export const RateLimitedWire = envelope(
+  (message) => new RateLimited({ message, retryAfterSeconds: 60 }),
+  "RateLimited",
+  "RATE_LIMITED",
+  429
+)
+export const InternalErrorWire = envelope((message) => new InternalError({ message }), "InternalError", "INTERNAL_ERROR", 500)
