@@ -58,7 +58,19 @@ export const settings = Config.all({
   webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
   webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
   triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),
+  openAiBaseUrl: Config.string("OPENAI_BASE_URL").pipe(Config.withDefault("https://api.openai.com/v1")),
+  openAiApiKey: optionalSecret("OPENAI_API_KEY"),
+  triageModel: Config.string("TRIAGE_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  triageTimeout: duration("TRIAGE_TIMEOUT", "15s"),
   errorTracker: oneOf("ERROR_TRACKER", ["none", "sentry"], "none"),
+  sentryBaseUrl: Config.string("SENTRY_BASE_URL").pipe(Config.withDefault("https://sentry.io")),
+  sentryOrg: Config.string("SENTRY_ORG").pipe(Config.withDefault("")),
+  sentryAuthToken: optionalSecret("SENTRY_AUTH_TOKEN"),
+  smtpUrl: optionalSecret("SMTP_URL"),
+  mailFrom: Config.string("MAIL_FROM").pipe(Config.withDefault("Support <support@localhost>")),
+  webhookAllowPrivateTargets: Config.option(Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS")),
+  duplicateThreshold: Config.number("DUPLICATE_THRESHOLD").pipe(Config.withDefault(0.6)),
+  jobConcurrency: Config.string("JOB_CONCURRENCY").pipe(Config.withDefault("")),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   logLevel: Config.string("LOG_LEVEL").pipe(
     Config.withDefault("info"),
@@ -84,7 +96,21 @@ export interface Settings {
   readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
   readonly webhookTimeout: Duration.Duration
   readonly triageProvider: "local" | "openai"
+  readonly openAiBaseUrl: string
+  readonly openAiApiKey: Option.Option<Redacted.Redacted>
+  readonly triageModel: string
+  readonly triageTimeout: Duration.Duration
   readonly errorTracker: "none" | "sentry"
+  readonly sentryBaseUrl: string
+  readonly sentryOrg: string
+  readonly sentryAuthToken: Option.Option<Redacted.Redacted>
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  readonly mailFrom: string
+  /** unset: allowed on the embedded database, refused on a PostgreSQL server */
+  readonly webhookAllowPrivateTargets: Option.Option<boolean>
+  readonly duplicateThreshold: number
+  /** `webhook_delivery=16,triage=4`: workers per job kind, over the built-in defaults */
+  readonly jobConcurrency: string
   readonly trustProxy: boolean
   readonly logLevel: LogLevel.LogLevel
 }
