@@ -1,0 +1,208 @@
+/**
+ * The `openai` provider against a fake OpenAI-compatible server on loopback. Real sockets and the
+ * real clock (`it.scopedLive`): TRIAGE_TIMEOUT has to elapse in wall time for the request to be
+ * abandoned.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, HashMap, Layer, Logger, Option } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { layer } from "../../src/Triage/OpenAi.ts"
+import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
+import { configLayer } from "../support/Layers.ts"
+
+interface Received {
+  readonly method: string | undefined
+  readonly url: string | undefined
+  readonly authorization: string | undefined
+  readonly body: any
+}
+
+type Reply = (response: ServerResponse) => void
+
+/** A loopback server that records each request and answers it with `reply`. */
+const fakeOpenAi = (reply: Reply) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly received: Array<Received>; readonly server: Server }>((resume) => {
+      const received: Array<Received> = []
+      const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+        let text = ""
+        request.setEncoding("utf8")
+        request.on("data", (chunk: string) => (text += chunk))
+        request.on("end", () => {
+          received.push({
+            method: request.method,
+            url: request.url,
+            authorization: request.headers.authorization,
+            body: JSON.parse(text)
+          })
+          reply(response)
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo
+        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${port}/v1`, received, server }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        // a held request or a keep-alive connection would keep close() waiting
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+const json = (status: number, body: unknown): Reply => (response) => {
+  response.writeHead(status, { "content-type": "application/json" })
+  response.end(JSON.stringify(body))
+}
+
+const completion = (content: string) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "test-model",
+  // no `logprobs` and no `refusal`, as Ollama answers
+  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }]
+})
+
+const answer = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    category: "billing",
+    category_confidence: 0.9,
+    priority: "p2_high",
+    priority_confidence: 1.2,
+    sentiment: "negative",
+    sentiment_confidence: 0.8,
+    sentiment_score: -0.6,
+    ...overrides
+  })
+
+const fallbackResult: TriageResult = {
+  category: { value: "other", confidence: 0.1 },
+  priority: { value: "p4_low", confidence: 0.1 },
+  sentiment: { value: "neutral", confidence: 0.1, score: 0 },
+  model: "fallback"
+}
+
+const input: TriageInput = {
+  subject: "Charged twice",
+  body: "My card was charged twice this month. ".repeat(200),
+  senderEmail: "ann@example.com",
+  source: "api",
+  tags: [],
+  metadata: {}
+}
+
+/** Warnings the provider logs, with their `reason` annotation. */
+const warnings: Array<{ readonly message: string; readonly reason: string }> = []
+const captureWarnings = Logger.replace(
+  Logger.defaultLogger,
+  Logger.make(({ logLevel, message, annotations }) => {
+    if (logLevel.label !== "WARN") return
+    warnings.push({
+      message: String(Array.isArray(message) ? message.join(" ") : message),
+      reason: String(Option.getOrElse(HashMap.get(annotations, "reason"), () => ""))
+    })
+  })
+)
+
+const classifyWith = (settings: Record<string, string>) =>
+  Effect.flatMap(Triage, (triage) => triage.classify(input)).pipe(
+    Effect.provide(
+      layer(Layer.succeed(Triage, { classify: () => Effect.succeed(fallbackResult) })).pipe(
+        Layer.provide(configLayer({ TRIAGE_PROVIDER: "openai", ...settings }))
+      )
+    ),
+    Effect.provide(captureWarnings)
+  )
+
+describe("OpenAI triage", () => {
+  it.scopedLive("decodes a structured answer and sends a chat completion with a JSON schema", () =>
+    Effect.gen(function*() {
+      const server = yield* fakeOpenAi(json(200, completion(answer())))
+      const result = yield* classifyWith({
+        OPENAI_BASE_URL: server.baseUrl,
+        OPENAI_API_KEY: "sk-test",
+        TRIAGE_MODEL: "llama3.2:3b"
+      })
+
+      expect(result).toEqual({
+        category: { value: "billing", confidence: 0.9 },
+        priority: { value: "p2_high", confidence: 1 },
+        sentiment: { value: "negative", confidence: 0.8, score: -0.6 },
+        model: "openai:llama3.2:3b"
+      })
+
+      expect(server.received).toHaveLength(1)
+      const [request] = server.received
+      expect(request!.method).toBe("POST")
+      expect(request!.url).toBe("/v1/chat/completions")
+      expect(request!.authorization).toBe("Bearer sk-test")
+      expect(request!.body.model).toBe("llama3.2:3b")
+      expect(request!.body.response_format.type).toBe("json_schema")
+      const schema = request!.body.response_format.json_schema.schema
+      expect(schema.additionalProperties).toBe(false)
+      expect(schema.properties.category.enum).toEqual([
+        "billing",
+        "bug",
+        "account",
+        "feature_request",
+        "question",
+        "other"
+      ])
+      expect(schema.required).toEqual(expect.arrayContaining(["category", "priority", "sentiment", "sentiment_score"]))
+
+      const [system, user] = request!.body.messages
+      expect(system.role).toBe("system")
+      expect(system.content).toContain("p1_critical")
+      expect(user.role).toBe("user")
+      expect(user.content).toContain("Subject: Charged twice")
+      expect(user.content.length).toBeLessThan(4_200)
+      expect(user.content).toContain("[truncated]")
+    }))
+
+  it.scopedLive("falls back when the server answers 500", () =>
+    Effect.gen(function*() {
+      warnings.length = 0
+      const server = yield* fakeOpenAi(json(500, { error: { message: "upstream exploded" } }))
+      const result = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test" })
+
+      expect(result).toEqual(fallbackResult)
+      expect(server.received).toHaveLength(1)
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]!.reason).toContain("status 500")
+      expect(warnings[0]!.reason).toContain("upstream exploded")
+    }))
+
+  it.scopedLive("falls back when the answer does not fit the schema", () =>
+    Effect.gen(function*() {
+      warnings.length = 0
+      const banana = yield* fakeOpenAi(json(200, completion(answer({ category: "banana" }))))
+      expect(yield* classifyWith({ OPENAI_BASE_URL: banana.baseUrl })).toEqual(fallbackResult)
+      expect(banana.received[0]!.authorization).toBeUndefined()
+
+      const outOfRange = yield* fakeOpenAi(json(200, completion(answer({ sentiment_score: 7 }))))
+      expect(yield* classifyWith({ OPENAI_BASE_URL: outOfRange.baseUrl })).toEqual(fallbackResult)
+
+      const notJson = yield* fakeOpenAi(json(200, completion("Sure! It's a billing ticket.")))
+      expect(yield* classifyWith({ OPENAI_BASE_URL: notJson.baseUrl })).toEqual(fallbackResult)
+
+      expect(warnings).toHaveLength(3)
+      expect(warnings[0]!.reason).toContain("banana")
+    }))
+
+  it.scopedLive("falls back when the server does not answer within TRIAGE_TIMEOUT", () =>
+    Effect.gen(function*() {
+      warnings.length = 0
+      const server = yield* fakeOpenAi(() => {})
+      const [elapsed, result] = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, TRIAGE_TIMEOUT: "300ms" }).pipe(
+        Effect.timed
+      )
+
+      expect(result).toEqual(fallbackResult)
+      expect(Duration.toMillis(elapsed)).toBeGreaterThanOrEqual(290)
+      expect(Duration.toMillis(elapsed)).toBeLessThan(2_000)
+      expect(warnings[0]!.reason).toContain("no answer within")
+    }))
+})
