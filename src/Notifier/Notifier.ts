@@ -1,4 +1,7 @@
-import { Context, Data, type Effect } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Context, Data, Effect, Layer, Option } from "effect"
+import { Mailer } from "./Mailer.ts"
+import { NotificationsRepo } from "./Repo.ts"
 
 /** An agent to tell about something that happened on a ticket. */
 export interface AgentNotification {
@@ -25,3 +28,46 @@ export class NotificationFailed extends Data.TaggedError("NotificationFailed")<{
   readonly message: string
   readonly cause?: unknown
 }> {}
+
+/** Headers are one line: a subject with a line break in it must not reach the mail. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+/** The live Notifier: the `notifications` table, and mail through the Mailer when it is configured. */
+export const layer: Layer.Layer<Notifier, never, SqlClient.SqlClient | Mailer> = Layer.effect(
+  Notifier,
+  Effect.gen(function*() {
+    const repo = yield* NotificationsRepo
+    const mailer = yield* Mailer
+
+    const notify = Effect.fn("Notifier.notify")(function*(notification: AgentNotification) {
+      yield* repo.record(notification, mailer.configured ? "pending" : "not_configured")
+      const found = yield* repo.findForMail(notification)
+      if (Option.isNone(found)) {
+        yield* Effect.logInfo("nothing to notify: the agent, ticket or message is gone").pipe(
+          Effect.annotateLogs({ agentId: notification.agentId, ticketId: notification.ticketId })
+        )
+        return
+      }
+      const row = found.value
+      // 'sent' means an earlier run got it out; 'not_configured' was decided when it was recorded
+      if (!mailer.configured || row.email_status === "sent" || row.email_status === "not_configured") return
+      const ticket = `#${row.ticket_number}`
+      yield* mailer.send({
+        to: row.agent_email,
+        subject: `[${ticket}] New reply: ${oneLine(row.subject)}`,
+        text: row.body === null
+          ? `There is news on ticket ${ticket}: ${oneLine(row.subject)}\n`
+          : `New reply on ticket ${ticket}: ${oneLine(row.subject)}\n\n${row.body}\n\n-- \nTicket ${ticket}\n`
+      }).pipe(
+        Effect.catchAll((error) =>
+          repo.markFailed(row.id, error.message).pipe(
+            Effect.zipRight(Effect.fail(new NotificationFailed({ message: error.message, cause: error })))
+          )
+        )
+      )
+      yield* repo.markSent(row.id)
+    })
+
+    return Notifier.of({ notify })
+  })
+).pipe(Layer.provide(NotificationsRepo.Default))

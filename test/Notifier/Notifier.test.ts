@@ -1,0 +1,200 @@
+import { SqlClient } from "@effect/sql"
+import { layer } from "@effect/vitest"
+import { Context, Effect, Exit, Layer } from "effect"
+import type { AddressInfo } from "node:net"
+import { SMTPServer } from "smtp-server"
+import { describe, expect } from "vitest"
+import * as Mailer from "../../src/Notifier/Mailer.ts"
+import * as Notifier from "../../src/Notifier/Notifier.ts"
+import { NotificationsRepo } from "../../src/Notifier/Repo.ts"
+import { databaseKinds, databaseLayer, type DatabaseKind } from "../support/Databases.ts"
+
+interface Received {
+  readonly from: string | undefined
+  readonly to: ReadonlyArray<string>
+  readonly raw: string
+}
+
+/** A local SMTP server that keeps what it is given, or refuses it while `reject` is set. */
+class SmtpSink extends Context.Tag("test/SmtpSink")<SmtpSink, {
+  readonly url: string
+  readonly received: Array<Received>
+  reject: boolean
+}>() {}
+
+const smtpSink = Layer.scoped(
+  SmtpSink,
+  Effect.gen(function*() {
+    const state = { url: "", received: [] as Array<Received>, reject: false }
+    const server = new SMTPServer({
+      authOptional: true,
+      allowInsecureAuth: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      closeTimeout: 1000,
+      onAuth: (_auth, _session, callback) => callback(null, { user: "user" }),
+      onData: (stream, session, callback) => {
+        const chunks: Array<Buffer> = []
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+        stream.on("end", () => {
+          if (state.reject) {
+            return callback(Object.assign(new Error("mailbox unavailable"), { responseCode: 550 }))
+          }
+          state.received.push({
+            from: session.envelope.mailFrom === false ? undefined : session.envelope.mailFrom.address,
+            to: session.envelope.rcptTo.map((address) => address.address),
+            raw: Buffer.concat(chunks).toString("utf8")
+          })
+          callback()
+        })
+      }
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => {
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port
+    state.url = `smtp://user:pass@127.0.0.1:${port}`
+    return state
+  })
+)
+
+/** The live Notifier over a fresh database, with the given settings. */
+const notifierLayer = (kind: DatabaseKind, overrides: Record<string, string>) =>
+  Layer.mergeAll(Notifier.layer, NotificationsRepo.Default).pipe(
+    Layer.provideMerge(Mailer.layer),
+    Layer.provideMerge(databaseLayer(kind, overrides))
+  )
+
+/** A project with an agent and a ticket with one contact message, in plain SQL. */
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name, ticket_seq) VALUES ('Acme', 7) RETURNING id`
+  const projectId = project!.id
+  const [agent] = yield* sql<{ id: string }>`
+    INSERT INTO agents (project_id, email, name) VALUES (${projectId}, ${`agent-${projectId.slice(0, 8)}@example.com`}, 'Ada Agent')
+    RETURNING id`
+  const [ticket] = yield* sql<{ id: string }>`
+    INSERT INTO tickets (project_id, ticket_number, subject, body, assignee_id)
+    VALUES (${projectId}, 7, 'Export is stuck', 'My export has been running since Monday.', ${agent!.id})
+    RETURNING id`
+  const [message] = yield* sql<{ id: string }>`
+    INSERT INTO messages (project_id, ticket_id, author_type, body)
+    VALUES (${projectId}, ${ticket!.id}, 'contact', 'Any news? It is still at 40 percent.')
+    RETURNING id`
+  return {
+    notification: {
+      projectId,
+      ticketId: ticket!.id,
+      agentId: agent!.id,
+      messageId: message!.id,
+      reason: "ticket_replied"
+    } as const,
+    agentEmail: `agent-${projectId.slice(0, 8)}@example.com`
+  }
+}).pipe(Effect.orDie)
+
+const rowsOf = (ticketId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ email_status: string; email_error: string | null }>`
+      SELECT email_status, email_error FROM notifications WHERE ticket_id = ${ticketId}`
+  }).pipe(Effect.orDie)
+
+const notify = (notification: Notifier.AgentNotification) =>
+  Effect.flatMap(Notifier.Notifier, (notifier) => notifier.notify(notification))
+
+describe.each(databaseKinds)("notifier on %s", (kind) => {
+  layer(notifierLayer(kind, {}), { excludeTestServices: true })((it) => {
+    it.effect("records the notification as not_configured without SMTP, once per message", () =>
+      Effect.gen(function*() {
+        const { notification, agentEmail } = yield* seed
+        yield* notify(notification)
+        yield* notify(notification)
+        expect(yield* rowsOf(notification.ticketId)).toEqual([{ email_status: "not_configured", email_error: null }])
+        const repo = yield* NotificationsRepo
+        const listed = yield* repo.listForTicket(notification.ticketId)
+        expect(listed).toEqual([{
+          notification_id: expect.any(String),
+          agent: { id: notification.agentId, email: agentEmail, name: "Ada Agent" },
+          reason: "ticket_replied",
+          message_id: notification.messageId,
+          email_status: "not_configured",
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+        }])
+      }))
+
+    it.effect("records nothing for an agent of another project", () =>
+      Effect.gen(function*() {
+        const { notification } = yield* seed
+        const other = yield* seed
+        yield* notify({ ...notification, agentId: other.notification.agentId })
+        expect(yield* rowsOf(notification.ticketId)).toEqual([])
+      }))
+  })
+
+  const withSink = Layer.unwrapEffect(Effect.map(SmtpSink, (sink) =>
+    notifierLayer(kind, { SMTP_URL: sink.url, MAIL_FROM: "Support <support@acme.test>" }))).pipe(
+      Layer.provideMerge(smtpSink)
+    )
+
+  layer(withSink, { excludeTestServices: true })((it) => {
+    it.effect("mails the agent once and marks the notification sent", () =>
+      Effect.gen(function*() {
+        const sink = yield* SmtpSink
+        sink.received.length = 0
+        const { notification, agentEmail } = yield* seed
+        yield* notify(notification)
+        yield* notify(notification)
+        expect(sink.received).toHaveLength(1)
+        const [mail] = sink.received
+        expect(mail!.from).toBe("support@acme.test")
+        expect(mail!.to).toEqual([agentEmail])
+        expect(mail!.raw).toContain("Subject: [#7] New reply: Export is stuck")
+        expect(mail!.raw).toContain("Any news? It is still at 40 percent.")
+        expect(mail!.raw).toContain("#7")
+        expect(yield* rowsOf(notification.ticketId)).toEqual([{ email_status: "sent", email_error: null }])
+        const repo = yield* NotificationsRepo
+        const [listed] = yield* repo.listForTicket(notification.ticketId)
+        expect(listed!.email_status).toBe("sent")
+      }))
+
+    it.effect("fails and marks the notification failed when the server refuses; a retry sends it", () =>
+      Effect.gen(function*() {
+        const sink = yield* SmtpSink
+        sink.received.length = 0
+        const { notification } = yield* seed
+        sink.reject = true
+        const refused = yield* Effect.exit(notify(notification))
+        sink.reject = false
+        expect(refused).toEqual(Exit.fail(expect.objectContaining({ _tag: "NotificationFailed" })))
+        const [failed] = yield* rowsOf(notification.ticketId)
+        expect(failed!.email_status).toBe("failed")
+        expect(failed!.email_error).toContain("mailbox unavailable")
+        expect(sink.received).toHaveLength(0)
+
+        yield* notify(notification)
+        expect(sink.received).toHaveLength(1)
+        expect(yield* rowsOf(notification.ticketId)).toEqual([{ email_status: "sent", email_error: null }])
+        yield* notify(notification)
+        expect(sink.received).toHaveLength(1)
+      }))
+  })
+
+  layer(notifierLayer(kind, { SMTP_URL: "smtp://127.0.0.1:1" }), { excludeTestServices: true })((it) => {
+    it.effect("fails and marks the notification failed when the mail server cannot be reached", () =>
+      Effect.gen(function*() {
+        const { notification } = yield* seed
+        const exit = yield* Effect.exit(notify(notification))
+        expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "NotificationFailed" })))
+        const [row] = yield* rowsOf(notification.ticketId)
+        expect(row!.email_status).toBe("failed")
+        expect(row!.email_error).not.toBeNull()
+      }))
+  })
+})
