@@ -5,14 +5,18 @@
 -- the job) cannot overwrite the newer run's outcome.
 ALTER TABLE jobs ADD COLUMN lease uuid;
 ALTER TABLE jobs ADD COLUMN locked_by text;
-CREATE INDEX jobs_running ON jobs (locked_until) WHERE status = 'running';
+-- workers claim per kind, oldest due first
+DROP INDEX jobs_due;
+CREATE INDEX jobs_due ON jobs (kind, run_at) WHERE status IN ('pending', 'running');
+CREATE INDEX jobs_running ON jobs (locked_by) WHERE status = 'running';
 CREATE INDEX jobs_finished ON jobs (updated_at) WHERE status IN ('done', 'failed');
 
 -- One NOTIFY per inserting statement, sent at commit, so idle workers wake at once. It carries
--- no payload: a worker that wakes asks the table what is due.
+-- nothing but 'due' (@effect/sql-pg drops empty payloads): a worker that wakes asks the table
+-- what is due.
 CREATE FUNCTION notify_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('jobs', '');
+  PERFORM pg_notify('jobs', 'due');
   RETURN NULL;
 END
 $$;

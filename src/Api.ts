@@ -1,11 +1,13 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
+import { AutomationApi } from "./Automation/Api.ts"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./Domain/Errors.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { withoutDecodeError } from "./OpenApiDocument.ts"
 import { SearchApi } from "./Search/Api.ts"
 import { TicketsApi } from "./Tickets/Api.ts"
+import { WebhooksApi } from "./Webhooks/Api.ts"
 
 /** The whole HTTP contract; the OpenAPI document and the envelope are derived from it. */
 export class Api extends HttpApi.make("support")
@@ -14,6 +16,8 @@ export class Api extends HttpApi.make("support")
   .add(ArticlesApi)
   .add(SearchApi)
   .add(AdminApi)
+  .add(WebhooksApi)
+  .add(AutomationApi)
   .addError(ValidationErrorWire)
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)

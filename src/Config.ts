@@ -1,3 +1,4 @@
+import { JobKinds, type JobKind } from "./Jobs/Outbox.ts"
 import { Config, ConfigError, Context, Duration, Either, Layer, LogLevel, Option, Redacted } from "effect"
 
 /** `1m`, `30s`, `500ms`, `2h` or a plain number of milliseconds. */
@@ -70,7 +71,26 @@ export const settings = Config.all({
   mailFrom: Config.string("MAIL_FROM").pipe(Config.withDefault("Support <support@localhost>")),
   webhookAllowPrivateTargets: Config.option(Config.boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS")),
   duplicateThreshold: Config.number("DUPLICATE_THRESHOLD").pipe(Config.withDefault(0.6)),
-  jobConcurrency: Config.string("JOB_CONCURRENCY").pipe(Config.withDefault("")),
+  jobConcurrency: Config.string("JOB_CONCURRENCY").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const entries = text.split(",").map((part) => part.trim()).filter((part) => part !== "").map((part) => {
+        const match = /^([a-z_]+)\s*=\s*(\d+)$/.exec(part)
+        return match !== null && (JobKinds as ReadonlyArray<string>).includes(match[1]!) && Number(match[2]) > 0
+          ? [match[1]!, Number(match[2])] as const
+          : undefined
+      })
+      return entries.every((entry) => entry !== undefined)
+        ? Either.right(Object.fromEntries(entries) as Partial<Record<JobKind, number>>)
+        : Either.left(ConfigError.InvalidData(
+          ["JOB_CONCURRENCY"],
+          `JOB_CONCURRENCY must be kind=count pairs such as webhook_delivery=16,triage=4; kinds: ${JobKinds.join(", ")}`
+        ))
+    })
+  ),
+  jobLease: duration("JOB_LEASE", "30s"),
+  jobPollInterval: duration("JOB_POLL_INTERVAL", "5s"),
+  jobShutdownGrace: duration("JOB_SHUTDOWN_GRACE", "10s"),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   logLevel: Config.string("LOG_LEVEL").pipe(
     Config.withDefault("info"),
@@ -109,8 +129,14 @@ export interface Settings {
   /** unset: allowed on the embedded database, refused on a PostgreSQL server */
   readonly webhookAllowPrivateTargets: Option.Option<boolean>
   readonly duplicateThreshold: number
-  /** `webhook_delivery=16,triage=4`: workers per job kind, over the built-in defaults */
-  readonly jobConcurrency: string
+  /** `webhook_delivery=16,triage=4`: jobs of a kind one instance runs at once, over the built-in defaults */
+  readonly jobConcurrency: Partial<Record<JobKind, number>>
+  /** how long a claimed job stays an instance's without a heartbeat; a dead instance's jobs return after it */
+  readonly jobLease: Duration.Duration
+  /** the fallback when no NOTIFY arrives (a dropped LISTEN connection) */
+  readonly jobPollInterval: Duration.Duration
+  /** how long a stopping instance lets the jobs in hand finish before it hands them back */
+  readonly jobShutdownGrace: Duration.Duration
   readonly trustProxy: boolean
   readonly logLevel: LogLevel.LogLevel
 }

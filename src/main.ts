@@ -3,11 +3,11 @@ import { Effect, Layer, Logger } from "effect"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import { HttpLive, listen, ServicesLive } from "./Http/Server.ts"
+import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { StartupLive } from "./Startup.ts"
 
 const MainLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  HttpLive.pipe(
-    Layer.provide(listen(config.port, config.host)),
+  Layer.merge(HttpLive.pipe(Layer.provide(listen(config.port, config.host))), PipelineLive).pipe(
     // the first request must find the demo project: seed before the port opens
     Layer.provide(StartupLive),
     Layer.provide(ServicesLive),

@@ -36,9 +36,11 @@ export const Email = (field: string) =>
 export const OneOf = <const L extends ReadonlyArray<string>>(field: string, values: L) =>
   Schema.Literal(...values).annotations(say(`${field} must be one of ${values.join(", ")}`))
 
-export const Priority = OneOf("priority", ["p1_critical", "p2_high", "p3_medium", "p4_low"])
+export const Priorities = ["p1_critical", "p2_high", "p3_medium", "p4_low"] as const
+export const Priority = OneOf("priority", Priorities)
 export type Priority = typeof Priority.Type
-export const Status = OneOf("status", ["open", "in_progress", "waiting", "resolved", "closed"])
+export const Statuses = ["open", "in_progress", "waiting", "resolved", "closed"] as const
+export const Status = OneOf("status", Statuses)
 export type Status = typeof Status.Type
 export const Source = OneOf("source", ["api", "widget", "email", "form"])
 export const Category = OneOf("category", ["billing", "bug", "account", "feature_request", "question", "other"])

@@ -7,6 +7,8 @@ import { AdminHttpLive } from "../Admin/Http.ts"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { Api } from "../Api.ts"
 import { Articles } from "../Articles/Articles.ts"
+import { Automation } from "../Automation/Automation.ts"
+import { AutomationHttpLive } from "../Automation/Http.ts"
 import { ArticlesHttpLive } from "../Articles/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
 import { Projects } from "../Projects/Projects.ts"
@@ -14,6 +16,8 @@ import { SearchHttpLive } from "../Search/Http.ts"
 import { Search } from "../Search/Search.ts"
 import { TicketsHttpLive } from "../Tickets/Http.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
+import { WebhooksHttpLive } from "../Webhooks/Http.ts"
+import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
 import { EnvelopeLive } from "./Envelope.ts"
 import { Idempotency } from "./Idempotency.ts"
@@ -28,11 +32,21 @@ export const ServicesLive = Layer.mergeAll(
   AgentsRepo.Default,
   AdminToken.Default,
   Idempotency.Default,
-  RateLimit.Default
+  RateLimit.Default,
+  Webhooks.Default,
+  Automation.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttpLive, TicketsHttpLive, ArticlesHttpLive, SearchHttpLive, AdminHttpLive]),
+  Layer.provide([
+    HealthHttpLive,
+    TicketsHttpLive,
+    ArticlesHttpLive,
+    SearchHttpLive,
+    AdminHttpLive,
+    WebhooksHttpLive,
+    AutomationHttpLive
+  ]),
   Layer.provide([ProjectAuthLive, AdminAuthLive])
 )
 

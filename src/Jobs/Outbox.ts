@@ -3,27 +3,59 @@ import { Effect } from "effect"
 import type { ServiceEvent } from "../Domain/Events.ts"
 
 /** What the background pipeline does; one row in `jobs` per piece of follow-up work. */
-export type JobKind = "triage" | "duplicate_check" | "error_link" | "webhook" | "automation" | "notify"
+export const JobKinds = [
+  "triage",
+  "duplicate_check",
+  "error_link",
+  // fans an event out to the project's endpoints: one webhook_delivery per endpoint
+  "webhook",
+  "webhook_delivery",
+  "automation",
+  "notify"
+] as const
+export type JobKind = (typeof JobKinds)[number]
 
 export interface NewJob {
   readonly kind: JobKind
   readonly projectId: string
   readonly ticketId: string
   readonly payload: Record<string, unknown>
+  /** when it falls due: the time of the change that caused it, from the Clock like every time */
+  readonly runAt: string
 }
 
-/** Every event goes out as webhooks and runs the project's automation rules. */
-export const eventJobs = (event: ServiceEvent): ReadonlyArray<NewJob> => [
-  { kind: "webhook", projectId: event.data.project_id, ticketId: event.data.id, payload: { event } },
-  { kind: "automation", projectId: event.data.project_id, ticketId: event.data.id, payload: { event } }
-]
+/**
+ * An event rides in its job as the JSON text that will be sent: a jsonb object would come back
+ * with its keys reordered, and receivers should see `event`, `timestamp`, `data` in that order.
+ */
+const eventPayload = (event: ServiceEvent) => ({ kind: event.event, body: JSON.stringify(event) })
+
+export const eventOf = (payload: Record<string, unknown>) => ({
+  event: JSON.parse(String(payload.body)) as ServiceEvent,
+  body: String(payload.body)
+})
+
+/**
+ * Every event goes out as webhooks and runs the project's automation rules, except an event
+ * caused by a rule's own action: it goes out as webhooks only, so rules cannot trigger each
+ * other in a loop.
+ */
+export const eventJobs = (
+  event: ServiceEvent,
+  options: { readonly automation: boolean } = { automation: true }
+): ReadonlyArray<NewJob> => {
+  const job = { projectId: event.data.project_id, ticketId: event.data.id, payload: eventPayload(event), runAt: event.timestamp }
+  return options.automation
+    ? [{ kind: "webhook", ...job }, { kind: "automation", ...job }]
+    : [{ kind: "webhook", ...job }]
+}
 
 /** The work that follows a new ticket, written in the ticket's own transaction. */
 export const ticketCreatedJobs = (
   event: ServiceEvent,
   options: { readonly errorTracker: boolean }
 ): ReadonlyArray<NewJob> => {
-  const ticket = { projectId: event.data.project_id, ticketId: event.data.id, payload: {} }
+  const ticket = { projectId: event.data.project_id, ticketId: event.data.id, payload: {}, runAt: event.timestamp }
   return [
     { kind: "triage", ...ticket },
     { kind: "duplicate_check", ...ticket },
@@ -37,7 +69,8 @@ export const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
     kind: job.kind,
     project_id: job.projectId,
     ticket_id: job.ticketId,
-    payload: job.payload
+    payload: job.payload,
+    run_at: job.runAt
   })))
 
 /**
@@ -47,7 +80,7 @@ export const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
 export const enqueue = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>
   jobs.length === 0
     ? Effect.void
-    : sql`INSERT INTO jobs (kind, project_id, ticket_id, payload)
-            SELECT j.kind, j.project_id, j.ticket_id, j.payload
+    : sql`INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
+            SELECT j.kind, j.project_id, j.ticket_id, j.payload, j.run_at
             FROM jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
-              AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb)`.pipe(Effect.asVoid)
+              AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz)`.pipe(Effect.asVoid)

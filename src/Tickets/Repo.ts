@@ -95,9 +95,10 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
           FROM seq
           RETURNING id, ticket_number
         ), outbox AS (
-          INSERT INTO jobs (kind, project_id, ticket_id, payload)
-          SELECT j.kind, j.project_id, ticket.id, j.payload
-          FROM ticket, jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb) AS j(kind text, project_id uuid, payload jsonb)
+          INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
+          SELECT j.kind, j.project_id, ticket.id, j.payload, j.run_at
+          FROM ticket, jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
+            AS j(kind text, project_id uuid, payload jsonb, run_at timestamptz)
         )
         SELECT ticket_number FROM ticket`.pipe(Effect.map((rows) => Number(rows[0]!.ticket_number)))
 

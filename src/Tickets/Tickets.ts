@@ -2,7 +2,8 @@ import { DateTime, Effect } from "effect"
 import { AppConfig } from "../Config.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import type { AgentRef, ServiceEvent } from "../Domain/Events.ts"
+import { isUuid, type Status } from "../Domain/Fields.ts"
 import type {
   AddMessageInput,
   AgentMessageInput,
@@ -12,7 +13,7 @@ import type {
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
 import { eventJobs, type NewJob, ticketCreatedJobs } from "../Jobs/Outbox.ts"
-import { TicketsRepo } from "./Repo.ts"
+import { type LockedTicket, TicketsRepo } from "./Repo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
 
@@ -24,6 +25,33 @@ const distinctTags = (tags: ReadonlyArray<string>) => {
   for (const tag of tags) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag)
   return [...seen.values()]
 }
+
+/** The events a change of a locked ticket fires: only what really changed fires anything. */
+export const changeEvents = (
+  projectId: string,
+  ticket: LockedTicket,
+  change: { readonly status?: Status | undefined; readonly assignee?: AgentRef | undefined },
+  updatedAt: string
+): ReadonlyArray<ServiceEvent> => [
+  ...(change.status !== undefined && change.status !== ticket.status
+    ? Events.statusChanged({
+      ticket_id: ticket.id,
+      project_id: projectId,
+      status: change.status,
+      previous_status: ticket.status,
+      updated_at: updatedAt
+    })
+    : []),
+  ...(change.assignee !== undefined && change.assignee.id !== ticket.assignee?.id
+    ? [Events.ticketAssigned({
+      ticket_id: ticket.id,
+      project_id: projectId,
+      assignee: change.assignee,
+      previous_assignee: ticket.assignee,
+      updated_at: updatedAt
+    })]
+    : [])
+]
 
 export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
   dependencies: [TicketsRepo.Default],
@@ -125,13 +153,14 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
               status: "open",
               previous_status: ticket.status,
               updated_at: createdAt
-            }).flatMap(eventJobs)
+            }).flatMap((event) => eventJobs(event))
             : []),
           ...(ticket.assignee === null ? [] : [{
             kind: "notify" as const,
             projectId,
             ticketId,
-            payload: { agent_id: ticket.assignee.id, message_id: messageId, reason: "ticket_replied" }
+            payload: { agent_id: ticket.assignee.id, message_id: messageId, reason: "ticket_replied" },
+            runAt: createdAt
           }])
         ]
         yield* repo.enqueue(jobs)
@@ -173,25 +202,9 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
           assigneeId: input.assignee_email === null ? null : assignee?.id,
           updatedAt
         })
-        const statusEvents = status !== undefined && status !== ticket.status
-          ? Events.statusChanged({
-            ticket_id: ticketId,
-            project_id: projectId,
-            status,
-            previous_status: ticket.status,
-            updated_at: updatedAt
-          })
-          : []
-        const assignEvents = assignee !== undefined && assignee.id !== ticket.assignee?.id
-          ? [Events.ticketAssigned({
-            ticket_id: ticketId,
-            project_id: projectId,
-            assignee,
-            previous_assignee: ticket.assignee,
-            updated_at: updatedAt
-          })]
-          : []
-        yield* repo.enqueue([...statusEvents, ...assignEvents].flatMap(eventJobs))
+        yield* repo.enqueue(
+          changeEvents(projectId, ticket, { status, assignee }, updatedAt).flatMap((event) => eventJobs(event))
+        )
       }))
       return yield* adminGet(projectId, ticketId)
     })

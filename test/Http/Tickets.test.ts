@@ -125,18 +125,18 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         expect(jobs.map((job) => job.kind).sort()).toEqual(["automation", "duplicate_check", "triage", "webhook"])
         expect(jobs.every((job) => job.status === "pending")).toBe(true)
         const webhook = jobs.find((job) => job.kind === "webhook")!
-        expect(webhook.payload.event.event).toBe("ticket_created")
-        expect(webhook.payload.event.timestamp).toMatch(isoMillis)
-        expect(webhook.payload.event.data).toEqual({
+        expect(JSON.parse(webhook.payload.body).event).toBe("ticket_created")
+        expect(JSON.parse(webhook.payload.body).timestamp).toMatch(isoMillis)
+        expect(JSON.parse(webhook.payload.body).data).toEqual({
           id: created.body.ticket_id,
           subject: "Outbox",
           status: "open",
           priority: "p3_medium",
           sender_email: null,
           project_id: projectId,
-          created_at: webhook.payload.event.data.created_at
+          created_at: JSON.parse(webhook.payload.body).data.created_at
         })
-        expect(webhook.payload.event.data.created_at).toMatch(isoMillis)
+        expect(JSON.parse(webhook.payload.body).data.created_at).toMatch(isoMillis)
       }))
 
     it.effect("rejects bad input with the field and rule named, and changes nothing", () =>
@@ -263,7 +263,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         expect([...times].sort()).toEqual(times)
 
         const jobs = yield* jobsOf(id)
-        const events = jobs.filter((job) => job.kind === "webhook").map((job) => job.payload.event)
+        const events = jobs.filter((job) => job.kind === "webhook").map((job) => JSON.parse(job.payload.body))
         expect(events.map((e) => e.event)).toEqual([
           "ticket_created",
           "ticket_replied",
@@ -339,7 +339,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         yield* Effect.promise(() => server.request("POST", `/v1/tickets/${id}/messages`, { key, body: { body: "any news?" } }))
 
         const jobs = yield* jobsOf(id)
-        const events = jobs.filter((job) => job.kind === "webhook").map((job) => job.payload.event)
+        const events = jobs.filter((job) => job.kind === "webhook").map((job) => JSON.parse(job.payload.body))
         const assigned = events.find((e) => e.event === "ticket_assigned")
         expect(assigned.data).toEqual({
           id,

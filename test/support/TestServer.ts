@@ -5,6 +5,10 @@ import { createServer } from "node:http"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
 import { HttpLive, ServicesLive } from "../../src/Http/Server.ts"
+import type { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
+import { pipelineLayer, PipelineLive } from "../../src/Jobs/Pipeline.ts"
+import type { Notifier } from "../../src/Notifier/Notifier.ts"
+import type { Triage } from "../../src/Triage/Triage.ts"
 import { type DatabaseKind, freshDatabase, testSettings } from "./Databases.ts"
 
 export const adminToken = "test-admin-token"
@@ -25,14 +29,32 @@ export interface TestServerShape {
   ) => Promise<{ readonly status: number; readonly headers: Headers; readonly body: any; readonly text: string }>
 }
 
-/** The whole service, as `npm start` builds it, listening on a free loopback port. */
+/** The whole service, as `npm start` builds it, on a free loopback port. */
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
 
-export const serviceLayer = (kind: DatabaseKind, overrides: Record<string, string> = {}, env?: Record<string, string>) =>
+export interface ServiceOptions {
+  /**
+   * The background pipeline, or none: suites about the API's own writes leave the outbox
+   * untouched so they can read it; pipeline suites pass the edge services (mocks or real).
+   */
+  readonly pipeline?: Layer.Layer<Triage | ErrorTracker | Notifier> | "live" | undefined
+}
+
+export const serviceLayer = (
+  kind: DatabaseKind,
+  overrides: Record<string, string> = {},
+  env?: Record<string, string>,
+  options: ServiceOptions = {}
+) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const database = env ?? (yield* freshDatabase(kind))
     const config = yield* testSettings({ ADMIN_TOKEN: adminToken, ...database, ...overrides })
-    return HttpLive.pipe(
+    const pipeline = options.pipeline === undefined
+      ? Layer.empty
+      : options.pipeline === "live"
+      ? PipelineLive
+      : pipelineLayer(options.pipeline)
+    return Layer.merge(HttpLive, pipeline).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(ServicesLive),
       Layer.provideMerge(Database.layer),
@@ -41,7 +63,12 @@ export const serviceLayer = (kind: DatabaseKind, overrides: Record<string, strin
     )
   }))
 
-export const testServer = (kind: DatabaseKind, overrides: Record<string, string> = {}, env?: Record<string, string>) =>
+export const testServer = (
+  kind: DatabaseKind,
+  overrides: Record<string, string> = {},
+  env?: Record<string, string>,
+  options: ServiceOptions = {}
+) =>
   Layer.effect(
     TestServer,
     Effect.gen(function*() {
@@ -70,7 +97,7 @@ export const testServer = (kind: DatabaseKind, overrides: Record<string, string>
       }
       return { baseUrl, kind, request }
     })
-  ).pipe(Layer.provideMerge(serviceLayer(kind, overrides, env)))
+  ).pipe(Layer.provideMerge(serviceLayer(kind, overrides, env, options)))
 
 /** Provisions a project through the admin API, as an operator would. */
 export const createProject = async (server: TestServerShape, name = "Test project") => {

@@ -1,0 +1,61 @@
+import { Effect, Layer } from "effect"
+import { Automation } from "../Automation/Automation.ts"
+import { AppConfig } from "../Config.ts"
+import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
+import * as Sentry from "../ErrorTracker/Sentry.ts"
+import * as Mailer from "../Notifier/Mailer.ts"
+import * as Notifier from "../Notifier/Notifier.ts"
+import { Followups } from "../Tickets/Followups.ts"
+import * as LocalTriage from "../Triage/Local.ts"
+import * as OpenAiTriage from "../Triage/OpenAi.ts"
+import type { Triage } from "../Triage/Triage.ts"
+import { Webhooks } from "../Webhooks/Webhooks.ts"
+import { JobsRepo } from "./Repo.ts"
+import { JobFailed, JobHandlers, RunnerLive } from "./Runner.ts"
+
+/** The services at the edge, chosen by the settings: a model, an error tracker, a mail server. */
+export const EdgeServicesLive = Layer.mergeAll(
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+    config.triageProvider === "openai" ? OpenAiTriage.layer(LocalTriage.layer) : LocalTriage.layer
+  )),
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+    config.errorTracker === "sentry" ? Sentry.layer : ErrorTracker.none
+  )),
+  Notifier.layer.pipe(Layer.provide(Mailer.layer))
+)
+
+/** Which service does each kind of job. */
+const HandlersLive = Layer.effect(
+  JobHandlers,
+  Effect.gen(function*() {
+    const followups = yield* Followups
+    const webhooks = yield* Webhooks
+    const automation = yield* Automation
+    const notifier = yield* Notifier.Notifier
+    return {
+      triage: followups.runTriage,
+      duplicate_check: followups.checkDuplicate,
+      error_link: followups.linkIssues,
+      webhook: webhooks.fanOut,
+      webhook_delivery: webhooks.deliver,
+      automation: automation.run,
+      notify: (job) =>
+        notifier.notify({
+          projectId: job.projectId,
+          ticketId: job.ticketId!,
+          agentId: String(job.payload.agent_id),
+          messageId: typeof job.payload.message_id === "string" ? job.payload.message_id : null,
+          reason: "ticket_replied"
+        }).pipe(Effect.mapError((error) => new JobFailed({ message: error.message, cause: error })))
+    }
+  })
+).pipe(Layer.provide(Followups.Default))
+
+/**
+ * The background pipeline of one instance: the job runner with every handler. `edge` swaps the
+ * services at the edge, which is how tests put mocks (a fixed triage, a fake tracker) in.
+ */
+export const pipelineLayer = <E, R>(edge: Layer.Layer<Triage | ErrorTracker | Notifier.Notifier, E, R>) =>
+  RunnerLive.pipe(Layer.provide(HandlersLive), Layer.provide(JobsRepo.Default), Layer.provide(edge))
+
+export const PipelineLive = pipelineLayer(EdgeServicesLive)

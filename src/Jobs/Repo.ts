@@ -1,0 +1,132 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { JobKind } from "./Outbox.ts"
+
+/** A job this instance holds: it runs it, and only it can finish it, while `lease` is current. */
+export interface ClaimedJob {
+  readonly id: string
+  readonly kind: JobKind
+  readonly projectId: string
+  readonly ticketId: string | null
+  readonly payload: Record<string, unknown>
+  /** attempts so far, this one included */
+  readonly attempts: number
+  readonly lease: string
+}
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Takes up to `limit` due jobs of each kind, in one statement: pending ones whose time has
+     * come, and running ones whose lease expired (their instance died). `SKIP LOCKED` lets
+     * instances claim side by side without waiting on each other or taking the same job. Also
+     * answers when the next pending job falls due, so an idle worker knows how long to sleep.
+     */
+    const claim = (options: {
+      readonly now: number
+      readonly leaseUntil: number
+      readonly owner: string
+      readonly limits: ReadonlyArray<{ readonly kind: JobKind; readonly limit: number }>
+    }) =>
+      sql<{
+        id: string | null
+        kind: JobKind
+        project_id: string
+        ticket_id: string | null
+        payload: Record<string, unknown>
+        attempts: number
+        lease: string
+        next_due: Date | string | null
+      }>`
+        WITH limits AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(options.limits)}::jsonb) AS l(kind text, "limit" int)
+        ), picked AS (
+          SELECT due.id FROM limits CROSS JOIN LATERAL (
+            SELECT id FROM jobs
+            WHERE kind = limits.kind
+              AND ((status = 'pending' AND run_at <= ${iso(options.now)})
+                OR (status = 'running' AND locked_until < ${iso(options.now)}))
+            ORDER BY run_at
+            LIMIT limits."limit"
+            FOR UPDATE SKIP LOCKED
+          ) due
+        ), claimed AS (
+          UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease = gen_random_uuid(),
+            locked_by = ${options.owner}, locked_until = ${iso(options.leaseUntil)}, updated_at = ${iso(options.now)}
+          FROM picked WHERE jobs.id = picked.id
+          RETURNING jobs.id, jobs.kind, jobs.project_id, jobs.ticket_id, jobs.payload, jobs.attempts, jobs.lease
+        )
+        SELECT claimed.*, soon.next_due FROM (
+          SELECT min(run_at) AS next_due FROM jobs
+          WHERE status = 'pending' AND run_at > ${iso(options.now)}
+        ) soon LEFT JOIN claimed ON true`.pipe(
+        Effect.map((rows) => ({
+          jobs: rows.flatMap((row): Array<ClaimedJob> =>
+            row.id === null ? [] : [{
+              id: row.id,
+              kind: row.kind,
+              projectId: row.project_id,
+              ticketId: row.ticket_id,
+              payload: row.payload,
+              attempts: Number(row.attempts),
+              lease: row.lease
+            }]
+          ),
+          nextDue: rows[0]?.next_due == null ? undefined : new Date(rows[0].next_due).getTime()
+        }))
+      )
+
+    const complete = (job: ClaimedJob, now: number) =>
+      sql`UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
+            last_error = NULL, updated_at = ${iso(now)}
+          WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Effect.asVoid)
+
+    /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
+    const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
+      sql`UPDATE jobs SET status = ${retryAt === undefined ? "failed" : "pending"},
+            run_at = ${retryAt === undefined ? iso(now) : iso(retryAt)},
+            lease = NULL, locked_by = NULL, locked_until = NULL, last_error = ${error.slice(0, 2000)},
+            updated_at = ${iso(now)}
+          WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Effect.asVoid)
+
+    /**
+     * Hands back a job this instance will not finish (it is shutting down): due at once, and
+     * the attempt does not count. The NOTIFY wakes another instance to take it.
+     */
+    const release = (job: ClaimedJob, now: number) =>
+      sql`WITH released AS (
+            UPDATE jobs SET status = 'pending', attempts = greatest(jobs.attempts - 1, 0), run_at = ${iso(now)},
+              lease = NULL, locked_by = NULL, locked_until = NULL, updated_at = ${iso(now)}
+            WHERE id = ${job.id} AND lease = ${job.lease}
+            RETURNING id
+          )
+          SELECT pg_notify('jobs', 'due') FROM released`.pipe(Effect.asVoid)
+
+    /** Extends the leases of every job this instance still runs; a live instance never loses one. */
+    const renewLeases = (owner: string, leaseUntil: number) =>
+      sql`UPDATE jobs SET locked_until = ${iso(leaseUntil)}
+          WHERE status = 'running' AND locked_by = ${owner}`.pipe(Effect.asVoid)
+
+    /** Forgets finished work: done jobs after a day, failed ones after 30, idempotency keys after 24 h. */
+    const prune = (now: number) =>
+      Effect.all([
+        sql`DELETE FROM jobs WHERE status = 'done' AND updated_at < ${iso(now - 86_400_000)}`,
+        sql`DELETE FROM jobs WHERE status = 'failed' AND updated_at < ${iso(now - 30 * 86_400_000)}`,
+        sql`DELETE FROM idempotency_keys WHERE created_at < ${iso(now - 86_400_000)}`
+      ], { discard: true })
+
+    return {
+      claim: (options: Parameters<typeof claim>[0]) => Effect.orDie(claim(options)),
+      complete: (job: ClaimedJob, now: number) => Effect.orDie(complete(job, now)),
+      fail: (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
+        Effect.orDie(fail(job, now, error, retryAt)),
+      release: (job: ClaimedJob, now: number) => Effect.orDie(release(job, now)),
+      renewLeases: (owner: string, leaseUntil: number) => Effect.orDie(renewLeases(owner, leaseUntil)),
+      prune: (now: number) => Effect.orDie(prune(now))
+    } as const
+  })
+}) {}

@@ -1,0 +1,166 @@
+import { Cause, Clock, Context, Data, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { AppConfig } from "../Config.ts"
+import { DatabaseInfo } from "../Database/Database.ts"
+import { type JobKind, JobKinds } from "./Outbox.ts"
+import { type ClaimedJob, JobsRepo } from "./Repo.ts"
+import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
+
+/** A job's attempt went wrong in an expected way; it is retried on its kind's schedule. */
+export class JobFailed extends Data.TaggedError("JobFailed")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+export interface Attempt {
+  /** the wait before the next attempt if this one fails; none when this is the last one */
+  readonly retryDelay: Option.Option<Duration.Duration>
+}
+
+export type JobHandler = (job: ClaimedJob, attempt: Attempt) => Effect.Effect<void, JobFailed>
+
+/** What each kind of job does. A kind without a handler is never claimed by this instance. */
+export class JobHandlers extends Context.Tag("app/Jobs/JobHandlers")<
+  JobHandlers,
+  Partial<Record<JobKind, JobHandler>>
+>() {}
+
+/** Jobs of a kind one instance runs at once, unless JOB_CONCURRENCY says otherwise. */
+const defaultConcurrency: Record<JobKind, number> = {
+  triage: 4,
+  duplicate_check: 2,
+  error_link: 4,
+  webhook: 4,
+  webhook_delivery: 16,
+  automation: 2,
+  notify: 4
+}
+
+/** A hung handler must not hold its slot forever; every edge call has a shorter time box of its own. */
+const handlerTimeBox = Duration.minutes(5)
+
+const describe = (cause: Cause.Cause<JobFailed>) =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => Cause.pretty(cause),
+    onSome: (failure) => failure.message
+  })
+
+/**
+ * The worker of this instance, started as a scoped layer. One claimer fiber takes due jobs for
+ * every kind with free slots in a single statement, woken by NOTIFY at commit (a slow poll when
+ * notifications are lost) and by the next job falling due; each job runs in its own fiber. A
+ * heartbeat keeps the leases of the jobs in hand, so a live instance never loses a job and a
+ * dead one's jobs return after one lease. On shutdown the claimer stops, the jobs in hand get
+ * a grace period to finish, and the rest are handed back for another instance.
+ */
+export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const repo = yield* JobsRepo
+  const handlers = yield* JobHandlers
+  const config = yield* AppConfig
+  const database = yield* DatabaseInfo
+  const owner = crypto.randomUUID()
+  const leaseMillis = Duration.toMillis(config.jobLease)
+  const pollMillis = Duration.toMillis(config.jobPollInterval)
+
+  const kinds = JobKinds.filter((kind) => handlers[kind] !== undefined)
+  const capacity = Object.fromEntries(
+    kinds.map((kind) => [kind, config.jobConcurrency[kind] ?? defaultConcurrency[kind]])
+  ) as Record<JobKind, number>
+  const busy = Object.fromEntries(kinds.map((kind) => [kind, 0])) as Record<JobKind, number>
+  // a kind whose last claim filled every free slot may have more due: a freed slot claims again
+  const backlog = Object.fromEntries(kinds.map((kind) => [kind, false])) as Record<JobKind, boolean>
+
+  const webhookRetries = webhookPolicy(config.webhookRetrySchedule)
+  const policyOf = (job: ClaimedJob): Schedule.Schedule<unknown, unknown> =>
+    job.kind === "webhook_delivery"
+      ? (job.payload.once === true ? oncePolicy : webhookRetries)
+      : backoffPolicy
+
+  const wake = yield* Queue.sliding<void>(1)
+  const running = yield* FiberSet.make<void>()
+
+  const runJob = (job: ClaimedJob, handler: JobHandler) =>
+    Effect.gen(function*() {
+      const retryDelay = yield* delayAfter(policyOf(job), job.attempts)
+      const exit = yield* handler(job, { retryDelay }).pipe(
+        Effect.timeoutFail({
+          duration: handlerTimeBox,
+          onTimeout: () => new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` })
+        }),
+        Effect.exit
+      )
+      const now = yield* Clock.currentTimeMillis
+      if (exit._tag === "Success") return yield* repo.complete(job, now)
+      const error = describe(exit.cause)
+      const retryAt = Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
+      yield* Effect.logWarning(
+        Option.isSome(retryAt)
+          ? `job failed (attempt ${job.attempts}); retrying at ${new Date(retryAt.value).toISOString()}: ${error}`
+          : `job failed for good after ${job.attempts} attempts: ${error}`
+      )
+      yield* repo.fail(job, now, error, Option.getOrUndefined(retryAt))
+    }).pipe(
+      Effect.onInterrupt(() => Effect.flatMap(Clock.currentTimeMillis, (now) => repo.release(job, now))),
+      Effect.catchAllCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
+      Effect.ensuring(Effect.suspend(() => {
+        busy[job.kind]--
+        return backlog[job.kind] ? Queue.offer(wake, undefined) : Effect.void
+      })),
+      Effect.annotateLogs({ job_id: job.id, job_kind: job.kind })
+    )
+
+  const claimOnce = Effect.gen(function*() {
+    const limits = kinds
+      .filter((kind) => busy[kind] < capacity[kind])
+      .map((kind) => ({ kind, limit: capacity[kind] - busy[kind] }))
+    const now = yield* Clock.currentTimeMillis
+    if (limits.length === 0) return now + pollMillis
+    const claimed = yield* repo.claim({ now, leaseUntil: now + leaseMillis, owner, limits })
+    for (const { kind, limit } of limits) {
+      backlog[kind] = claimed.jobs.filter((job) => job.kind === kind).length === limit
+    }
+    for (const job of claimed.jobs) {
+      busy[job.kind]++
+      yield* FiberSet.run(running, runJob(job, handlers[job.kind]!))
+    }
+    return Math.min(now + pollMillis, claimed.nextDue ?? Infinity)
+  })
+
+  const claimLoop = Effect.gen(function*() {
+    const wakeAt = yield* claimOnce
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.millis(Math.max(0, wakeAt - now))))
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.zipRight(Effect.logError("claiming jobs failed; trying again", cause), Effect.sleep("1 second"))
+    ),
+    Effect.forever
+  )
+
+  if (kinds.length === 0) return
+  yield* database.listen("jobs").pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)
+  yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis)).pipe(
+    Effect.catchAllCause((cause) => Effect.logError("renewing job leases failed", cause)),
+    Effect.repeat(Schedule.spaced(Duration.millis(leaseMillis / 3))),
+    Effect.forkScoped
+  )
+  yield* Effect.flatMap(Clock.currentTimeMillis, repo.prune).pipe(
+    Effect.catchAllCause((cause) => Effect.logError("pruning finished jobs failed", cause)),
+    Effect.repeat(Schedule.spaced("1 hour")),
+    Effect.delay("1 minute"),
+    Effect.forkScoped
+  )
+  const claimer = yield* Effect.forkScoped(claimLoop)
+  // runs before the FiberSet closes (finalizers run in reverse), while the heartbeat still beats
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      yield* Fiber.interrupt(claimer)
+      const size = yield* FiberSet.size(running)
+      if (size === 0) return
+      yield* Effect.logInfo(`waiting up to ${Duration.format(config.jobShutdownGrace)} for ${size} jobs in hand`)
+      const finished = yield* FiberSet.awaitEmpty(running).pipe(Effect.timeoutOption(config.jobShutdownGrace))
+      if (Option.isNone(finished)) {
+        yield* Effect.logWarning(`handing back ${yield* FiberSet.size(running)} unfinished jobs`)
+      }
+    })
+  )
+}))

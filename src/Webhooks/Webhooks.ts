@@ -1,0 +1,184 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Clock, Duration, Effect, Option } from "effect"
+import { AppConfig } from "../Config.ts"
+import { DatabaseInfo } from "../Database/Database.ts"
+import { NotFound, ValidationError } from "../Domain/Errors.ts"
+import { EventKinds } from "../Domain/Events.ts"
+import { isoTimestamp, isUuid } from "../Domain/Fields.ts"
+import type { CreateWebhookInput } from "../Domain/Webhook.ts"
+import { eventOf } from "../Jobs/Outbox.ts"
+import { type JobHandler, JobFailed } from "../Jobs/Runner.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { WebhooksRepo } from "./Repo.ts"
+import { deliveryHeaders, newSecret } from "./Signing.ts"
+import { checkTarget, guardedLookup, parseTarget } from "./Targets.ts"
+
+const webhookNotFound = new NotFound({ message: "webhook not found" })
+const userAgent = "SupportTicketing-Webhooks/1.0"
+/** The deliveries log shows the newest ones; older ones stay in the table. */
+const deliveriesShown = 100
+
+interface AttemptOutcome {
+  readonly delivered: boolean
+  readonly statusCode: number | null
+  readonly error: string | null
+}
+
+export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
+  dependencies: [WebhooksRepo.Default, Projects.Default],
+  scoped: Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const projects = yield* Projects
+    const config = yield* AppConfig
+    const database = yield* DatabaseInfo
+    // on a developer's machine receivers live on localhost; a shared server must not reach its own network
+    const allowPrivate = Option.getOrElse(config.webhookAllowPrivateTargets, () => database.kind === "embedded")
+    const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true, lookup: guardedLookup(allowPrivate) })
+    const client = (yield* Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent)).pipe(
+      // CONTRACT lists the headers of a delivery exactly: no trace context goes to receivers
+      HttpClient.withTracerPropagation(false)
+    )
+
+    const requireWebhook = (projectId: string, webhookId: string) =>
+      Effect.gen(function*() {
+        yield* projects.requireProject(projectId)
+        if (!isUuid(webhookId) || !(yield* repo.exists(projectId, webhookId))) return yield* webhookNotFound
+      })
+
+    const register = Effect.fn("Webhooks.register")(function*(projectId: string, input: CreateWebhookInput) {
+      yield* projects.requireProject(projectId)
+      const url = parseTarget(input.url)
+      if (typeof url === "string") return yield* new ValidationError({ message: url })
+      // names are resolved before each attempt; an address written into the URL can be judged now
+      if (/^(\[.*\]|[\d.]+)$/.test(url.hostname) || url.hostname === "localhost") {
+        yield* checkTarget(url, allowPrivate).pipe(
+          Effect.mapError((refused) => new ValidationError({ message: `url: ${refused.message}` }))
+        )
+      }
+      const events = EventKinds.filter((kind) => (input.events ?? EventKinds).includes(kind))
+      const secret = input.secret ?? newSecret()
+      const row = yield* repo.insert(projectId, input.url, events, secret)
+      return { webhook_id: row.id, url: row.url, events: [...row.events], secret }
+    })
+
+    const list = Effect.fn("Webhooks.list")(function*(projectId: string) {
+      yield* projects.requireProject(projectId)
+      const rows = yield* repo.list(projectId)
+      return {
+        webhooks: rows.map((row) => ({
+          webhook_id: row.id,
+          url: row.url,
+          events: [...row.events],
+          created_at: isoTimestamp(row.created_at)
+        }))
+      }
+    })
+
+    const remove = Effect.fn("Webhooks.remove")(function*(projectId: string, webhookId: string) {
+      yield* projects.requireProject(projectId)
+      if (!isUuid(webhookId) || !(yield* repo.remove(projectId, webhookId))) return yield* webhookNotFound
+    })
+
+    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(projectId: string, webhookId: string) {
+      yield* projects.requireProject(projectId)
+      const secret = newSecret()
+      if (!isUuid(webhookId) || !(yield* repo.rotateSecret(projectId, webhookId, secret))) return yield* webhookNotFound
+      return { secret }
+    })
+
+    const deliveries = Effect.fn("Webhooks.deliveries")(function*(projectId: string, webhookId: string) {
+      yield* requireWebhook(projectId, webhookId)
+      return { deliveries: yield* repo.deliveries(webhookId, deliveriesShown) }
+    })
+
+    const redeliver = Effect.fn("Webhooks.redeliver")(function*(projectId: string, webhookId: string, deliveryId: string) {
+      yield* requireWebhook(projectId, webhookId)
+      const now = yield* Clock.currentTimeMillis
+      if (!isUuid(deliveryId) || !(yield* repo.redeliver(projectId, webhookId, deliveryId, now))) {
+        return yield* new NotFound({ message: "delivery not found" })
+      }
+      return { delivery_id: deliveryId, status: "pending" as const }
+    })
+
+    /** The `webhook` job: one delivery per endpoint subscribed to the event, body fixed once. */
+    const fanOut: JobHandler = (job) =>
+      Effect.gen(function*() {
+        const { body, event } = eventOf(job.payload)
+        yield* repo.fanOut({
+          projectId: job.projectId,
+          ticketId: job.ticketId,
+          eventJobId: job.id,
+          event: event.event,
+          body,
+          now: yield* Clock.currentTimeMillis
+        })
+      })
+
+    const attempt = (target: { readonly id: string; readonly event: string; readonly body: string; readonly url: string; readonly secret: string }) =>
+      Effect.gen(function*() {
+        const url = parseTarget(target.url)
+        if (typeof url === "string") return { delivered: false, statusCode: null, error: url }
+        yield* checkTarget(url, allowPrivate)
+        const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const request = HttpClientRequest.post(url).pipe(
+          HttpClientRequest.bodyText(target.body, "application/json"),
+          HttpClientRequest.setHeaders(deliveryHeaders({
+            secret: target.secret,
+            deliveryId: target.id,
+            event: target.event,
+            body: target.body,
+            timestamp,
+            userAgent
+          }))
+        )
+        const response = yield* client.execute(request)
+        // the answer's body means nothing to us, but reading it frees the connection for reuse
+        yield* response.arrayBuffer.pipe(Effect.ignore)
+        const status = response.status
+        if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null }
+        return {
+          delivered: false,
+          statusCode: status,
+          error: status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`
+        }
+      }).pipe(
+        Effect.timeoutFail({
+          duration: config.webhookTimeout,
+          onTimeout: () => `no answer within ${Duration.format(config.webhookTimeout)}`
+        }),
+        Effect.catchAll((error): Effect.Effect<AttemptOutcome> =>
+          Effect.succeed({
+            delivered: false,
+            statusCode: null,
+            error: typeof error === "string"
+              ? error
+              : error._tag === "TargetRefused"
+              ? error.message
+              : `cannot reach the receiver: ${error.message}`
+          })
+        )
+      )
+
+    /** The `webhook_delivery` job: one attempt, logged; a failure is retried on the webhook schedule. */
+    const deliver: JobHandler = (job, { retryDelay }) =>
+      Effect.gen(function*() {
+        const target = yield* repo.target(String(job.payload.delivery_id))
+        // the endpoint was deleted, or this is a re-run of an attempt that got through before a crash
+        if (target === undefined || (target.status === "delivered" && job.payload.once !== true)) return
+        const outcome = yield* attempt(target)
+        const now = yield* Clock.currentTimeMillis
+        const nextAttemptAt = outcome.delivered ? Option.none() : Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
+        yield* repo.recordAttempt(target.id, {
+          status: outcome.delivered ? "delivered" : Option.isSome(nextAttemptAt) ? "pending" : "failed",
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          nextAttemptAt: Option.getOrNull(nextAttemptAt),
+          now
+        })
+        if (!outcome.delivered) return yield* new JobFailed({ message: outcome.error ?? "not delivered" })
+      })
+
+    return { register, list, remove, rotateSecret, deliveries, redeliver, fanOut, deliver } as const
+  })
+}) {}
