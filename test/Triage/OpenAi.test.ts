@@ -196,13 +196,10 @@ describe("OpenAI triage", () => {
     Effect.gen(function*() {
       warnings.length = 0
       const server = yield* fakeOpenAi(() => {})
-      const [elapsed, result] = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, TRIAGE_TIMEOUT: "300ms" }).pipe(
-        Effect.timed
-      )
+      // the server never answers: only the time box can end the call, so a fallback proves it
+      const result = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, TRIAGE_TIMEOUT: "300ms" })
 
       expect(result).toEqual(fallbackResult)
-      expect(Duration.toMillis(elapsed)).toBeGreaterThanOrEqual(290)
-      expect(Duration.toMillis(elapsed)).toBeLessThan(2_000)
-      expect(warnings[0]!.reason).toContain("no answer within")
+      expect(warnings[0]!.reason).toContain("no answer within 300ms")
     }))
 })
