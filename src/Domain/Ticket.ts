@@ -92,7 +92,16 @@ export const AdminTicket = Schema.Struct({
     priority: TriageValue(Priority),
     sentiment: TriageValue(Schema.Literal("negative", "neutral", "positive"))
   }),
-  messages: Schema.Array(Schema.Struct({ ...Message.fields, internal: Schema.Boolean }))
+  messages: Schema.Array(Schema.Struct({ ...Message.fields, internal: Schema.Boolean })),
+  /** agents told about this ticket, oldest first; `email_status` says whether a mail went out */
+  notifications: Schema.Array(Schema.Struct({
+    notification_id: Schema.UUID,
+    agent: Agent,
+    reason: Schema.String,
+    message_id: Schema.NullOr(Schema.UUID),
+    email_status: Schema.Literal("not_configured", "pending", "sent", "failed"),
+    created_at: Schema.String
+  }))
 }).annotations({ identifier: "AdminTicket" })
 export type AdminTicket = typeof AdminTicket.Type
 

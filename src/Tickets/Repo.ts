@@ -184,6 +184,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
         assignee: AgentRef | null
         tags: ReadonlyArray<string> | null
         messages: ReadonlyArray<MessageJson> | null
+        notifications: ReadonlyArray<AdminTicket["notifications"][number]> | null
       }>`
         SELECT t.*,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
@@ -192,7 +193,11 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           (SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
               'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
-           FROM messages m WHERE m.ticket_id = t.id) AS messages
+           FROM messages m WHERE m.ticket_id = t.id) AS messages,
+          (SELECT json_agg(json_build_object('notification_id', n.id, 'reason', n.reason, 'message_id', n.message_id,
+              'email_status', n.email_status, 'created_at', n.created_at,
+              'agent', json_build_object('id', a.id, 'email', a.email, 'name', a.name)) ORDER BY n.created_at, n.id)
+           FROM notifications n JOIN agents a ON a.id = n.agent_id WHERE n.ticket_id = t.id) AS notifications
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Effect.map((rows): AdminTicket | undefined => {
           const row = rows[0]
@@ -223,7 +228,8 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
               priority: triageValue(row.priority, row.priority_confidence, row.priority_source),
               sentiment: triageValue(row.sentiment, row.sentiment_confidence, row.sentiment_source)
             },
-            messages: messagesOf(row.messages)
+            messages: messagesOf(row.messages),
+            notifications: (row.notifications ?? []).map((n) => ({ ...n, created_at: isoTimestamp(n.created_at) }))
           }
         })
       )
