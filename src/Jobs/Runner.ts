@@ -98,6 +98,8 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
           : `job failed for good after ${job.attempts} attempts: ${error}`
       )
       yield* repo.fail(job, now, error, Option.getOrUndefined(retryAt))
+      // the claimer's sleep was set before this retry existed: let it look again
+      if (Option.isSome(retryAt)) yield* Queue.offer(wake, undefined)
     }).pipe(
       Effect.onInterrupt(() => Effect.flatMap(Clock.currentTimeMillis, (now) => repo.release(job, now))),
       Effect.catchAllCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
