@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { EventKind } from "./Webhook.ts"
+import { EventKinds } from "./Events.ts"
 import { OneOf, RequiredText } from "./Fields.ts"
 
 const bodyMustBeObject = { message: () => ({ message: "request body must be a JSON object", override: false }) }
@@ -33,7 +33,7 @@ export type Action = typeof Action.Type
 
 export const CreateRuleInput = Schema.Struct({
   name: RequiredText("name", 200),
-  event: EventKind,
+  event: OneOf("event", EventKinds),
   conditions: Schema.Array(Condition).pipe(
     Schema.filter((list) => list.length <= 20 || "conditions must hold at most 20 conditions")
   ),

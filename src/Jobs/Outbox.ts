@@ -57,10 +57,12 @@ export const ticketCreatedJobs = (
 ): ReadonlyArray<NewJob> => {
   const ticket = { projectId: event.data.project_id, ticketId: event.data.id, payload: {}, runAt: event.timestamp }
   return [
-    { kind: "triage", ...ticket },
+    // triage queues the event's automation job when it is done, so rules on category or
+    // priority see the triaged ticket rather than race triage to it
+    { kind: "triage", ...ticket, payload: eventPayload(event) },
     { kind: "duplicate_check", ...ticket },
     ...(options.errorTracker ? [{ kind: "error_link" as const, ...ticket }] : []),
-    ...eventJobs(event)
+    ...eventJobs(event, { automation: false })
   ]
 }
 

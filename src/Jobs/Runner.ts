@@ -159,7 +159,11 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
       const size = yield* FiberSet.size(running)
       if (size === 0) return
       yield* Effect.logInfo(`waiting up to ${Duration.format(config.jobShutdownGrace)} for ${size} jobs in hand`)
-      const finished = yield* FiberSet.awaitEmpty(running).pipe(Effect.timeoutOption(config.jobShutdownGrace))
+      // a finalizer is uninterruptible: without this the time box could not stop the wait
+      const finished = yield* FiberSet.awaitEmpty(running).pipe(
+        Effect.interruptible,
+        Effect.timeoutOption(config.jobShutdownGrace)
+      )
       if (Option.isNone(finished)) {
         yield* Effect.logWarning(`handing back ${yield* FiberSet.size(running)} unfinished jobs`)
       }

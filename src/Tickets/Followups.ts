@@ -52,6 +52,7 @@ export class Followups extends Effect.Service<Followups>()("app/Tickets/Followup
           metadata: ticket.metadata
         })
         // a value a person set (the submitter's priority, an agent's change) is theirs to keep
+        yield* Effect.orDie(sql.withTransaction(Effect.gen(function*() {
         yield* sql`
           UPDATE tickets SET
             category = CASE WHEN category_source = 'human' THEN category ELSE ${result.category.value} END,
@@ -69,7 +70,16 @@ export class Followups extends Effect.Service<Followups>()("app/Tickets/Followup
             sentiment_source = CASE WHEN sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
             triage_status = 'done',
             triage_model = ${result.model}
-          WHERE id = ${ticket.id}`.pipe(Effect.orDie)
+          WHERE id = ${ticket.id}`
+        if (job.payload.body === undefined) return
+        // the ticket_created rules, now that there is a category to test; the id is derived
+        // from this job's, so a second run of this job queues nothing more
+        yield* sql`
+          INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
+          VALUES (md5(${job.id} || ':automation')::uuid, 'automation', ${job.projectId}, ${ticket.id},
+            ${JSON.stringify(job.payload)}::jsonb, ${iso(yield* Clock.currentTimeMillis)})
+          ON CONFLICT (id) DO NOTHING`
+        })))
       })
 
     /**

@@ -113,13 +113,15 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("app/Webhooks/R
 
     /** The outcome of one attempt, for the deliveries log. */
     const recordAttempt = (deliveryId: string, outcome: {
+      /** at least this many attempts were made: the job's count, which includes one a crash cut off */
+      readonly atLeast: number
       readonly status: Delivery["status"]
       readonly statusCode: number | null
       readonly error: string | null
       readonly nextAttemptAt: number | null
       readonly now: number
     }) =>
-      sql`UPDATE webhook_deliveries SET status = ${outcome.status}, attempts = attempts + 1,
+      sql`UPDATE webhook_deliveries SET status = ${outcome.status}, attempts = greatest(attempts + 1, ${outcome.atLeast}),
             last_status_code = ${outcome.statusCode}, last_error = ${outcome.error},
             next_attempt_at = ${outcome.nextAttemptAt === null ? null : iso(outcome.nextAttemptAt)},
             updated_at = ${iso(outcome.now)}

@@ -170,6 +170,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
         const now = yield* Clock.currentTimeMillis
         const nextAttemptAt = outcome.delivered ? Option.none() : Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
         yield* repo.recordAttempt(target.id, {
+          atLeast: job.payload.once === true ? 0 : job.attempts,
           status: outcome.delivered ? "delivered" : Option.isSome(nextAttemptAt) ? "pending" : "failed",
           statusCode: outcome.statusCode,
           error: outcome.error,

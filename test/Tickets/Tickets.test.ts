@@ -48,7 +48,7 @@ describe("Tickets with a mock repository", () => {
       const { row, jobs } = repo.written[0]!
       expect(row).toMatchObject({ priority: "p3_medium", priorityGiven: false, source: "api", createdAt: "1970-01-01T00:00:00.000Z" })
       expect(repo.tagged).toEqual([["VIP", "beta"]])
-      expect(jobs.map((job) => job.kind)).toEqual(["triage", "duplicate_check", "webhook", "automation"])
+      expect(jobs.map((job) => job.kind)).toEqual(["triage", "duplicate_check", "webhook"])
     }).pipe(Effect.provide(ticketsWith(repo)))
   })
 

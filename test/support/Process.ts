@@ -80,3 +80,65 @@ export const provisionProject = async (baseUrl: string, adminToken: string, name
 
 export const postTicket = (baseUrl: string, auth: Record<string, string>, ticket: { subject: string; body: string }) =>
   fetch(`${baseUrl}/v1/tickets`, { method: "POST", headers: { ...json, ...auth }, body: JSON.stringify(ticket) })
+
+export interface ServiceProcess extends RunningService {
+  /** the operating-system process id of the service */
+  readonly pid: number
+  /** sends a signal and returns at once; `exited` tells when the process is gone */
+  readonly signal: (signal: NodeJS.Signals) => void
+  /** settles when the process has exited, with its exit code or the signal that ended it */
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+/**
+ * `startService`, with the child process in reach: its pid, a way to send it any signal without
+ * waiting (a SIGTERM in the middle of work), and a promise of its exit.
+ */
+export const startServiceProcess = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs = 90_000
+): Promise<ServiceProcess> => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  const gone = () => child.exitCode !== null || child.signalCode !== null
+  const baseUrl = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (gone()) return
+    child.kill("SIGTERM")
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    await exited
+    clearTimeout(timer)
+  }
+  const crash = async () => {
+    if (gone()) return
+    child.kill("SIGKILL")
+    await exited
+  }
+  const signal = (name: NodeJS.Signals) => {
+    if (!gone()) child.kill(name)
+  }
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (gone()) throw new Error(`service exited with ${child.exitCode ?? child.signalCode}:\n${output}`)
+    try {
+      const response = await fetch(`${baseUrl}/health`)
+      if (response.ok) return { baseUrl, output: () => output, stop, crash, pid: child.pid!, signal, exited }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  await stop()
+  throw new Error(`service did not answer /health within ${timeoutMs} ms:\n${output}`)
+}

@@ -1,0 +1,711 @@
+import { SqlClient } from "@effect/sql"
+import { layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { matches, type TicketFacts } from "../../src/Automation/Conditions.ts"
+import type { Condition } from "../../src/Domain/Automation.ts"
+import { databaseKinds } from "../support/Databases.ts"
+import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+
+// --- conditions, as pure functions ---------------------------------------------------------
+
+const facts: TicketFacts = {
+  status: "open",
+  priority: "p2_high",
+  category: "billing",
+  source: "widget",
+  tags: ["VIP", "refund"],
+  sender_email: "jane@example.com",
+  message_body: "Where is my Invoice for March?"
+}
+
+const when = (field: Condition["field"], op: Condition["op"], value: Condition["value"]): Condition =>
+  ({ field, op, value }) as Condition
+
+describe("automation conditions", () => {
+  it("eq and neq compare whole values, case-insensitively", () => {
+    expect(matches([when("status", "eq", "open")], facts)).toBe(true)
+    expect(matches([when("status", "eq", "OPEN")], facts)).toBe(true)
+    expect(matches([when("status", "eq", "waiting")], facts)).toBe(false)
+    expect(matches([when("status", "eq", "ope")], facts)).toBe(false)
+    expect(matches([when("priority", "neq", "p1_critical")], facts)).toBe(true)
+    expect(matches([when("priority", "neq", "P2_HIGH")], facts)).toBe(false)
+    expect(matches([when("sender_email", "eq", "Jane@Example.COM")], facts)).toBe(true)
+    expect(matches([when("source", "eq", "widget")], facts)).toBe(true)
+  })
+
+  it("in asks for one of the values, case-insensitively", () => {
+    expect(matches([when("category", "in", ["bug", "Billing"])], facts)).toBe(true)
+    expect(matches([when("category", "in", ["bug", "account"])], facts)).toBe(false)
+    expect(matches([when("category", "in", [])], facts)).toBe(false)
+    expect(matches([when("priority", "in", ["p1_critical", "p2_high"])], facts)).toBe(true)
+  })
+
+  it("contains looks for a substring, case-insensitively", () => {
+    expect(matches([when("message_body", "contains", "invoice")], facts)).toBe(true)
+    expect(matches([when("message_body", "contains", "INVOICE FOR")], facts)).toBe(true)
+    expect(matches([when("message_body", "contains", "receipt")], facts)).toBe(false)
+    expect(matches([when("sender_email", "contains", "@EXAMPLE.com")], facts)).toBe(true)
+    expect(matches([when("message_body", "contains", "")], facts)).toBe(true)
+  })
+
+  it("on tags, eq/in/contains ask whether some tag matches, neq whether none does", () => {
+    expect(matches([when("tags", "eq", "vip")], facts)).toBe(true)
+    expect(matches([when("tags", "eq", "Refund")], facts)).toBe(true)
+    expect(matches([when("tags", "eq", "urgent")], facts)).toBe(false)
+    expect(matches([when("tags", "in", ["urgent", "REFUND"])], facts)).toBe(true)
+    expect(matches([when("tags", "in", ["urgent", "later"])], facts)).toBe(false)
+    expect(matches([when("tags", "contains", "fun")], facts)).toBe(true)
+    expect(matches([when("tags", "contains", "xyz")], facts)).toBe(false)
+    expect(matches([when("tags", "neq", "urgent")], facts)).toBe(true)
+    expect(matches([when("tags", "neq", "vip")], facts)).toBe(false)
+    expect(matches([when("tags", "neq", "VIP")], facts)).toBe(false)
+    // a ticket without tags has no tag that matches, so only neq holds
+    const untagged = { ...facts, tags: [] }
+    expect(matches([when("tags", "eq", "vip")], untagged)).toBe(false)
+    expect(matches([when("tags", "in", ["vip"])], untagged)).toBe(false)
+    expect(matches([when("tags", "contains", "")], untagged)).toBe(false)
+    expect(matches([when("tags", "neq", "vip")], untagged)).toBe(true)
+  })
+
+  it("a field without a value satisfies only neq", () => {
+    const bare = { ...facts, category: null, sender_email: null, message_body: null }
+    expect(matches([when("category", "eq", "billing")], bare)).toBe(false)
+    expect(matches([when("category", "in", ["billing", "bug"])], bare)).toBe(false)
+    expect(matches([when("message_body", "contains", "")], bare)).toBe(false)
+    expect(matches([when("sender_email", "contains", "example")], bare)).toBe(false)
+    expect(matches([when("category", "neq", "billing")], bare)).toBe(true)
+    expect(matches([when("sender_email", "neq", "jane@example.com")], bare)).toBe(true)
+  })
+
+  it("every condition must hold; an empty list always does", () => {
+    expect(matches([], facts)).toBe(true)
+    expect(matches([], { ...facts, category: null, tags: [], message_body: null })).toBe(true)
+    expect(matches([when("status", "eq", "open"), when("tags", "eq", "vip")], facts)).toBe(true)
+    expect(matches([when("status", "eq", "open"), when("tags", "eq", "urgent")], facts)).toBe(false)
+    expect(matches([when("status", "eq", "closed"), when("tags", "eq", "vip")], facts)).toBe(false)
+  })
+})
+
+// --- over HTTP -------------------------------------------------------------------------------
+
+const pollEvery = 50
+const patience = 15_000
+
+/** Polls `probe` every 50 ms for at most 15 s; then fails naming what it waited for and what it saw last. */
+const eventually = <A, E, R>(
+  what: string,
+  probe: Effect.Effect<{ readonly done: boolean; readonly value: A }, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + patience
+    for (;;) {
+      const seen = yield* probe
+      if (seen.done) return seen.value
+      if (Date.now() > deadline) {
+        return yield* Effect.dieMessage(
+          `gave up after ${patience} ms waiting for ${what}; last seen: ${JSON.stringify(seen.value)}`
+        )
+      }
+      yield* Effect.sleep(pollEvery)
+    }
+  })
+
+interface JobRow {
+  readonly kind: string
+  readonly status: string
+  readonly event: string | null
+  readonly last_error: string | null
+}
+
+const jobsOf = (ticketId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<JobRow>`
+      SELECT kind, status, payload->>'kind' AS event, last_error FROM jobs
+      WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`.pipe(Effect.orDie))
+
+/**
+ * Every job of the ticket is finished, and so every job they enqueue exists: a job's follow-up
+ * work is written in the same transaction that finishes the change causing it.
+ */
+const settled = (ticketId: string) =>
+  eventually(
+    `the jobs of ticket ${ticketId} to finish`,
+    Effect.map(jobsOf(ticketId), (jobs) => ({
+      done: jobs.every((job) => job.status === "done" || job.status === "failed"),
+      value: jobs
+    }))
+  )
+
+const call = (server: TestServerShape, ...args: Parameters<TestServerShape["request"]>) =>
+  Effect.promise(() => server.request(...args))
+
+const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
+  Effect.map(call(server, "GET", `/v1/admin/projects/${projectId}/tickets/${ticketId}`, { key: adminToken }), (r) => {
+    if (r.status !== 200) throw new Error(`admin read: ${r.status} ${r.text}`)
+    return r.body
+  })
+
+const createTicket = (server: TestServerShape, key: string, body: Record<string, unknown>) =>
+  Effect.map(call(server, "POST", "/v1/tickets", { key, body }), (r) => {
+    if (r.status !== 202) throw new Error(`ticket not created: ${r.status} ${r.text}`)
+    return r.body as { ticket_id: string; ticket_number: number }
+  })
+
+const createAgent = (server: TestServerShape, projectId: string, email: string, name: string) =>
+  Effect.map(call(server, "POST", `/v1/admin/projects/${projectId}/agents`, { key: adminToken, body: { email, name } }), (r) => {
+    if (r.status !== 201) throw new Error(`agent not created: ${r.status} ${r.text}`)
+    return r.body as { agent_id: string; email: string; name: string }
+  })
+
+const createRule = (server: TestServerShape, projectId: string, rule: Record<string, unknown>) =>
+  Effect.map(call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken, body: rule }), (r) => {
+    if (r.status !== 201) throw new Error(`rule not created: ${r.status} ${r.text}`)
+    return r.body.rule_id as string
+  })
+
+const runsOf = (server: TestServerShape, projectId: string, ruleId: string) =>
+  Effect.map(call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules/${ruleId}/runs`, { key: adminToken }), (r) => {
+    if (r.status !== 200) throw new Error(`runs: ${r.status} ${r.text}`)
+    return r.body.runs as Array<any>
+  })
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+describe.each(databaseKinds)("automation rules on %s", (kind) => {
+  layer(testServer(kind, {}, undefined, { pipeline: "live" }), { excludeTestServices: true })((it) => {
+    it.effect("rejects a bad rule with VALIDATION_ERROR and stores nothing", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId } = yield* Effect.promise(() => createProject(server))
+        yield* createAgent(server, projectId, "ada@support.example", "Ada")
+        const good = {
+          name: "Billing to Ada",
+          event: "ticket_created",
+          conditions: [{ field: "message_body", op: "contains", value: "invoice" }],
+          actions: [{ type: "assign", value: "ada@support.example" }]
+        }
+        const cases: ReadonlyArray<readonly [string, unknown, RegExp]> = [
+          ["unknown event", { ...good, event: "ticket_deleted" }, /event.*must be one of ticket_created/],
+          ["unknown field", { ...good, conditions: [{ field: "subject", op: "eq", value: "x" }] }, /field must be one of status/],
+          ["unknown op", { ...good, conditions: [{ field: "status", op: "gt", value: "x" }] }, /op must be one of eq, neq, in, contains/],
+          [
+            "in with a string",
+            { ...good, conditions: [{ field: "status", op: "in", value: "open" }] },
+            /value must be an array of strings for op in/
+          ],
+          [
+            "eq with an array",
+            { ...good, conditions: [{ field: "status", op: "eq", value: ["open"] }] },
+            /value must be a string for op eq/
+          ],
+          [
+            "unknown action type",
+            { ...good, actions: [{ type: "close_ticket", value: "x" }] },
+            /type must be one of set_status, set_priority, add_tag, assign/
+          ],
+          [
+            "set_status with a bad status",
+            { ...good, actions: [{ type: "set_status", value: "done" }] },
+            /^set_status value must be one of open, in_progress, waiting, resolved, closed$/
+          ],
+          [
+            "set_priority with a bad priority",
+            { ...good, actions: [{ type: "set_priority", value: "urgent" }] },
+            /^set_priority value must be one of p1_critical, p2_high, p3_medium, p4_low$/
+          ],
+          [
+            "assign to an unknown agent",
+            { ...good, actions: [{ type: "assign", value: "nobody@support.example" }] },
+            /^assign value must be the email of an agent of this project$/
+          ],
+          ["no actions", { ...good, actions: [] }, /^actions must hold at least one action$/],
+          ["no name", { ...good, name: "   " }, /^name is required$/],
+          ["not an object", [good], /^request body must be a JSON object$/]
+        ]
+        for (const [what, body, message] of cases) {
+          const response = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, {
+            key: adminToken,
+            body
+          })
+          expect({ what, status: response.status, code: response.body?.error?.code }).toEqual({
+            what,
+            status: 400,
+            code: "VALIDATION_ERROR"
+          })
+          expect(response.body.error.message, what).toMatch(message)
+        }
+        // the same rule with an agent of the project, in another spelling, is fine
+        const accepted = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, {
+          key: adminToken,
+          body: { ...good, actions: [{ type: "assign", value: "ADA@support.example" }] }
+        })
+        expect(accepted.status).toBe(201)
+        expect(accepted.body.rule_id).toMatch(uuid)
+        const listed = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken })
+        expect(listed.body.rules).toHaveLength(1)
+      }))
+
+    it.effect("names the field of an unknown event as `event`", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId } = yield* Effect.promise(() => createProject(server))
+        const response = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, {
+          key: adminToken,
+          body: { name: "x", event: "ticket_deleted", conditions: [], actions: [{ type: "add_tag", value: "x" }] }
+        })
+        expect(response.status).toBe(400)
+        // CONTRACT: validation messages name the field; the field here is `event`, a single name
+        expect(response.body.error.message).toBe(
+          "event must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned"
+        )
+      }))
+
+    it.effect("404 for an unknown project, 401 for a project key, 404 for an unknown rule", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const other = yield* Effect.promise(() => createProject(server, "Other"))
+        const rule = { name: "Tag all", event: "ticket_created", conditions: [], actions: [{ type: "add_tag", value: "seen" }] }
+        const unknown = crypto.randomUUID()
+        for (const pid of [unknown, "not-a-uuid"]) {
+          const created = yield* call(server, "POST", `/v1/admin/projects/${pid}/automation-rules`, { key: adminToken, body: rule })
+          expect(created.status).toBe(404)
+          expect(created.body.error.code).toBe("NOT_FOUND")
+          const listed = yield* call(server, "GET", `/v1/admin/projects/${pid}/automation-rules`, { key: adminToken })
+          expect(listed.status).toBe(404)
+          expect(listed.body.error.code).toBe("NOT_FOUND")
+        }
+        const asProject = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, { key, body: rule })
+        expect(asProject.status).toBe(401)
+        expect(asProject.body.error.code).toBe("UNAUTHORIZED")
+        const listAsProject = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key })
+        expect(listAsProject.status).toBe(401)
+        const anonymous = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`)
+        expect(anonymous.status).toBe(401)
+
+        const ruleId = yield* createRule(server, projectId, rule)
+        for (const [pid, rid] of [[projectId, unknown], [projectId, "nope"], [other.projectId, ruleId]] as const) {
+          const runs = yield* call(server, "GET", `/v1/admin/projects/${pid}/automation-rules/${rid}/runs`, { key: adminToken })
+          expect(runs.status, `${pid}/${rid}`).toBe(404)
+          expect(runs.body.error.code).toBe("NOT_FOUND")
+        }
+        const mine = yield* runsOf(server, projectId, ruleId)
+        expect(mine).toEqual([])
+      }))
+
+    it.effect("lists a project's rules in creation order, as stored", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId } = yield* Effect.promise(() => createProject(server))
+        const other = yield* Effect.promise(() => createProject(server, "Other"))
+        yield* createAgent(server, projectId, "ada@support.example", "Ada")
+        const bodies = [
+          {
+            name: "Zeta: billing to Ada",
+            event: "ticket_created",
+            conditions: [{ field: "category", op: "in", value: ["billing", "account"] }],
+            actions: [{ type: "assign", value: "Ada@Support.example" }]
+          },
+          {
+            name: "Alpha: urgent replies",
+            event: "ticket_replied",
+            conditions: [{ field: "message_body", op: "contains", value: "urgent" }],
+            actions: [{ type: "set_priority", value: "p1_critical" }, { type: "add_tag", value: "urgent" }]
+          },
+          { name: "Middle: no conditions", event: "ticket_resolved", conditions: [], actions: [{ type: "add_tag", value: "done" }] }
+        ]
+        const ids: Array<string> = []
+        for (const body of bodies) ids.push(yield* createRule(server, projectId, body))
+        yield* createRule(server, other.projectId, { ...bodies[2], name: "Other project's" })
+
+        const listed = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken })
+        expect(listed.status).toBe(200)
+        expect(listed.body.rules.map((rule: any) => rule.rule_id)).toEqual(ids)
+        expect(listed.body.rules[0]).toEqual({
+          rule_id: ids[0],
+          name: "Zeta: billing to Ada",
+          event: "ticket_created",
+          conditions: [{ field: "category", op: "in", value: ["billing", "account"] }],
+          actions: [{ type: "assign", value: "ada@support.example" }],
+          created_at: expect.stringMatching(isoMillis)
+        })
+        expect(listed.body.rules[1]).toMatchObject({ name: "Alpha: urgent replies", actions: bodies[1]!.actions })
+        expect(listed.body.rules[2]).toMatchObject({ name: "Middle: no conditions", event: "ticket_resolved", conditions: [] })
+      }))
+
+    it.effect("a ticket_created rule assigns, tags and moves a matching ticket, and records the run", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const agent = yield* createAgent(server, projectId, "billing@support.example", "Bill Ing")
+        const ruleId = yield* createRule(server, projectId, {
+          name: "Invoices to billing",
+          event: "ticket_created",
+          conditions: [{ field: "message_body", op: "contains", value: "invoice" }],
+          actions: [
+            { type: "assign", value: "billing@support.example" },
+            { type: "add_tag", value: "Billing-Auto" },
+            { type: "set_status", value: "in_progress" }
+          ]
+        })
+
+        const hit = yield* createTicket(server, key, {
+          subject: "Missing document",
+          body: "I cannot find the INVOICE for March anywhere.",
+          sender_email: "payer@example.com"
+        })
+        const miss = yield* createTicket(server, key, {
+          subject: "Login trouble",
+          body: "My password is not accepted.",
+          tags: ["login"]
+        })
+        const hitJobs = yield* settled(hit.ticket_id)
+        yield* settled(miss.ticket_id)
+
+        const ticket = yield* adminRead(server, projectId, hit.ticket_id)
+        expect(ticket.assignee).toEqual({ id: agent.agent_id, email: "billing@support.example", name: "Bill Ing" })
+        expect(ticket.tags).toEqual(["Billing-Auto"])
+        expect(ticket.status).toBe("in_progress")
+        const publicRead = yield* call(server, "GET", `/v1/tickets/${hit.ticket_id}`, { key })
+        expect(publicRead.body.status).toBe("in_progress")
+
+        const runs = yield* runsOf(server, projectId, ruleId)
+        expect(runs).toHaveLength(2)
+        const hitRuns = runs.filter((run) => run.ticket_id === hit.ticket_id)
+        expect(hitRuns).toEqual([{
+          run_id: expect.stringMatching(uuid),
+          ticket_id: hit.ticket_id,
+          event: "ticket_created",
+          matched: true,
+          actions: [
+            { type: "assign", value: "billing@support.example", applied: true },
+            { type: "add_tag", value: "Billing-Auto", applied: true },
+            { type: "set_status", value: "in_progress", applied: true }
+          ],
+          created_at: expect.stringMatching(isoMillis)
+        }])
+        // the rule's changes fire their events to webhooks only: no automation job for them
+        const automationEvents = hitJobs.filter((job) => job.kind === "automation").map((job) => job.event)
+        expect(automationEvents).toEqual(["ticket_created"])
+        const webhookEvents = hitJobs.filter((job) => job.kind === "webhook").map((job) => job.event).sort()
+        expect(webhookEvents).toEqual(["ticket_assigned", "ticket_created", "ticket_status_changed"])
+
+        const missRuns = runs.filter((run) => run.ticket_id === miss.ticket_id)
+        expect(missRuns).toHaveLength(1)
+        expect(missRuns[0]).toMatchObject({ event: "ticket_created", matched: false, actions: [] })
+        const untouched = yield* adminRead(server, projectId, miss.ticket_id)
+        expect(untouched.assignee).toBeNull()
+        expect(untouched.tags).toEqual(["login"])
+        expect(untouched.status).toBe("open")
+      }))
+
+    it.effect("a ticket_replied rule reads the new message", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const ruleId = yield* createRule(server, projectId, {
+          name: "Urgent replies",
+          event: "ticket_replied",
+          conditions: [{ field: "message_body", op: "contains", value: "urgent" }],
+          actions: [{ type: "set_priority", value: "p1_critical" }, { type: "add_tag", value: "escalated" }]
+        })
+        // "urgent" in the ticket itself is no reply: the rule must not fire on creation
+        const created = yield* createTicket(server, key, {
+          subject: "Urgent: question about plans",
+          body: "This is urgent, which plan has SSO?",
+          sender_email: "sam@example.com",
+          priority: "p4_low"
+        })
+        yield* settled(created.ticket_id)
+        expect(yield* runsOf(server, projectId, ruleId)).toEqual([])
+
+        const calm = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
+          key,
+          body: { body: "No hurry, whenever you can.", contact_email: "sam@example.com" }
+        })
+        expect(calm.status).toBe(201)
+        yield* settled(created.ticket_id)
+        const afterCalm = yield* adminRead(server, projectId, created.ticket_id)
+        expect(afterCalm.priority).toBe("p4_low")
+        expect(afterCalm.tags).toEqual([])
+
+        const pressing = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
+          key,
+          body: { body: "Now it is URGENT, our demo is tomorrow.", contact_email: "sam@example.com" }
+        })
+        expect(pressing.status).toBe(201)
+        yield* settled(created.ticket_id)
+        const ticket = yield* adminRead(server, projectId, created.ticket_id)
+        expect(ticket.priority).toBe("p1_critical")
+        expect(ticket.tags).toEqual(["escalated"])
+
+        const runs = yield* runsOf(server, projectId, ruleId)
+        expect(runs.map((run) => [run.event, run.matched])).toEqual([["ticket_replied", true], ["ticket_replied", false]])
+        expect(runs[0].actions).toEqual([
+          { type: "set_priority", value: "p1_critical", applied: true },
+          { type: "add_tag", value: "escalated", applied: true }
+        ])
+      }))
+
+    it.effect("each event kind runs its own rules; an internal note fires none", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        yield* createAgent(server, projectId, "ada@support.example", "Ada")
+        const onAssigned = yield* createRule(server, projectId, {
+          name: "assigned",
+          event: "ticket_assigned",
+          conditions: [],
+          actions: [{ type: "add_tag", value: "assigned" }]
+        })
+        const onReplied = yield* createRule(server, projectId, {
+          name: "replied",
+          event: "ticket_replied",
+          conditions: [],
+          actions: [{ type: "add_tag", value: "replied" }]
+        })
+        const onResolved = yield* createRule(server, projectId, {
+          name: "resolved",
+          event: "ticket_resolved",
+          conditions: [],
+          actions: [{ type: "add_tag", value: "resolved-once" }]
+        })
+        const onStatus = yield* createRule(server, projectId, {
+          name: "status",
+          event: "ticket_status_changed",
+          conditions: [{ field: "status", op: "eq", value: "resolved" }, { field: "message_body", op: "neq", value: "x" }],
+          actions: [{ type: "set_priority", value: "p4_low" }]
+        })
+        const runs = Effect.all({
+          assigned: runsOf(server, projectId, onAssigned),
+          replied: runsOf(server, projectId, onReplied),
+          resolved: runsOf(server, projectId, onResolved),
+          status: runsOf(server, projectId, onStatus)
+        })
+        const counts = Effect.map(runs, (all) => Object.fromEntries(Object.entries(all).map(([name, list]) => [name, list.length])))
+
+        const created = yield* createTicket(server, key, {
+          subject: "Events",
+          body: "One of each",
+          sender_email: "eve@example.com",
+          priority: "p2_high"
+        })
+        const ticketPath = `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`
+        yield* settled(created.ticket_id)
+        expect(yield* counts).toEqual({ assigned: 0, replied: 0, resolved: 0, status: 0 })
+
+        expect((yield* call(server, "PATCH", ticketPath, { key: adminToken, body: { assignee_email: "ada@support.example" } })).status)
+          .toBe(200)
+        yield* settled(created.ticket_id)
+        expect(yield* counts).toEqual({ assigned: 1, replied: 0, resolved: 0, status: 0 })
+
+        const note = yield* call(server, "POST", `${ticketPath}/messages`, { key: adminToken, body: { body: "psst", internal: true } })
+        expect(note.status).toBe(201)
+        yield* settled(created.ticket_id)
+        expect(yield* counts).toEqual({ assigned: 1, replied: 0, resolved: 0, status: 0 })
+
+        const answer = yield* call(server, "POST", `${ticketPath}/messages`, { key: adminToken, body: { body: "Fixed now" } })
+        expect(answer.status).toBe(201)
+        yield* settled(created.ticket_id)
+        expect(yield* counts).toEqual({ assigned: 1, replied: 1, resolved: 0, status: 0 })
+
+        expect((yield* call(server, "PATCH", ticketPath, { key: adminToken, body: { status: "resolved" } })).status).toBe(200)
+        yield* settled(created.ticket_id)
+        expect(yield* counts).toEqual({ assigned: 1, replied: 1, resolved: 1, status: 1 })
+        const resolved = yield* adminRead(server, projectId, created.ticket_id)
+        expect(resolved.priority).toBe("p4_low")
+        expect(resolved.tags).toEqual(["assigned", "replied", "resolved-once"])
+
+        // a contact's reply reopens the ticket: a status change to open (no match) and a reply
+        const reopen = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
+          key,
+          body: { body: "It broke again", contact_email: "eve@example.com" }
+        })
+        expect(reopen.status).toBe(201)
+        yield* settled(created.ticket_id)
+        const all = yield* runs
+        expect(Object.fromEntries(Object.entries(all).map(([name, list]) => [name, list.length])))
+          .toEqual({ assigned: 1, replied: 2, resolved: 1, status: 2 })
+        expect(all.status.map((run) => run.matched)).toEqual([false, true])
+        expect(all.replied.every((run) => run.matched && run.event === "ticket_replied")).toBe(true)
+        expect(all.replied[0].actions).toEqual([{ type: "add_tag", value: "replied", applied: false }])
+        const reopened = yield* adminRead(server, projectId, created.ticket_id)
+        expect(reopened.status).toBe("open")
+      }))
+
+    it.effect("a ticket a rule assigned notifies its agent of the contact's next reply", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const agent = yield* createAgent(server, projectId, "vip@support.example", "Vic")
+        yield* createRule(server, projectId, {
+          name: "VIPs to Vic",
+          event: "ticket_created",
+          conditions: [{ field: "tags", op: "eq", value: "VIP" }],
+          actions: [{ type: "assign", value: "vip@support.example" }]
+        })
+        const created = yield* createTicket(server, key, {
+          subject: "Contract renewal",
+          body: "We want to renew for three years.",
+          sender_email: "cfo@bigcorp.example",
+          tags: ["vip"]
+        })
+        yield* settled(created.ticket_id)
+        const assigned = yield* adminRead(server, projectId, created.ticket_id)
+        expect(assigned.assignee?.id).toBe(agent.agent_id)
+        const reply = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
+          key,
+          body: { body: "Any update?", contact_email: "cfo@bigcorp.example" }
+        })
+        expect(reply.status).toBe(201)
+        yield* settled(created.ticket_id)
+        const ticket = yield* adminRead(server, projectId, created.ticket_id)
+        expect(ticket.notifications).toMatchObject([{
+          agent: { id: agent.agent_id, email: "vip@support.example" },
+          reason: "ticket_replied",
+          message_id: reply.body.message_id,
+          email_status: "not_configured"
+        }])
+      }))
+
+    it.effect("rules of one event run in creation order, each seeing what the ones before it changed", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const early = yield* createRule(server, projectId, {
+          name: "Made before the status changes",
+          event: "ticket_created",
+          conditions: [{ field: "status", op: "eq", value: "waiting" }],
+          actions: [{ type: "add_tag", value: "early" }]
+        })
+        const setter = yield* createRule(server, projectId, {
+          name: "Wait for the customer",
+          event: "ticket_created",
+          conditions: [{ field: "tags", op: "in", value: ["needs-info"] }],
+          actions: [{ type: "set_status", value: "waiting" }, { type: "add_tag", value: "NEEDS-INFO" }]
+        })
+        const follower = yield* createRule(server, projectId, {
+          name: "Tag what waits",
+          event: "ticket_created",
+          conditions: [{ field: "status", op: "eq", value: "waiting" }, { field: "tags", op: "neq", value: "chained" }],
+          actions: [{ type: "add_tag", value: "chained" }, { type: "set_status", value: "waiting" }]
+        })
+        const created = yield* createTicket(server, key, {
+          subject: "Details missing",
+          body: "Something is off.",
+          tags: ["needs-info"]
+        })
+        yield* settled(created.ticket_id)
+        const ticket = yield* adminRead(server, projectId, created.ticket_id)
+        expect(ticket.status).toBe("waiting")
+        expect(ticket.tags).toEqual(["chained", "needs-info"])
+
+        const [earlyRuns, setterRuns, followerRuns] = yield* Effect.all([
+          runsOf(server, projectId, early),
+          runsOf(server, projectId, setter),
+          runsOf(server, projectId, follower)
+        ])
+        expect(earlyRuns.map((run) => run.matched)).toEqual([false])
+        expect(setterRuns).toHaveLength(1)
+        expect(setterRuns[0]).toMatchObject({
+          matched: true,
+          // the tag is there already (other spelling): nothing to apply
+          actions: [
+            { type: "set_status", value: "waiting", applied: true },
+            { type: "add_tag", value: "NEEDS-INFO", applied: false }
+          ]
+        })
+        expect(followerRuns).toHaveLength(1)
+        expect(followerRuns[0]).toMatchObject({
+          matched: true,
+          actions: [
+            { type: "add_tag", value: "chained", applied: true },
+            { type: "set_status", value: "waiting", applied: false }
+          ]
+        })
+      }))
+
+    it.effect("a rule's own change never triggers rules again: no loops", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const bounce = yield* createRule(server, projectId, {
+          name: "Back to waiting",
+          event: "ticket_status_changed",
+          conditions: [{ field: "status", op: "eq", value: "in_progress" }],
+          actions: [{ type: "set_status", value: "waiting" }]
+        })
+        const pingPong = yield* createRule(server, projectId, {
+          name: "Waiting goes to in_progress",
+          event: "ticket_status_changed",
+          conditions: [{ field: "status", op: "eq", value: "waiting" }],
+          actions: [{ type: "set_status", value: "in_progress" }]
+        })
+        const created = yield* createTicket(server, key, { subject: "Loop", body: "Round and round" })
+        yield* settled(created.ticket_id)
+
+        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
+          key: adminToken,
+          body: { status: "in_progress" }
+        })
+        expect(patched.status).toBe(200)
+        const jobs = yield* settled(created.ticket_id)
+        const ticket = yield* adminRead(server, projectId, created.ticket_id)
+        // the second rule sees the first one's change in the same run and sends it back
+        const bounceRuns = yield* runsOf(server, projectId, bounce)
+        const pingPongRuns = yield* runsOf(server, projectId, pingPong)
+        expect(bounceRuns).toHaveLength(1)
+        expect(bounceRuns[0]).toMatchObject({
+          event: "ticket_status_changed",
+          matched: true,
+          actions: [{ type: "set_status", value: "waiting", applied: true }]
+        })
+        expect(pingPongRuns).toHaveLength(1)
+        expect(pingPongRuns[0]).toMatchObject({
+          event: "ticket_status_changed",
+          matched: true,
+          actions: [{ type: "set_status", value: "in_progress", applied: true }]
+        })
+        expect(ticket.status).toBe("in_progress")
+        // one automation job for the operator's change; the rules' two changes went to webhooks only
+        const statusJobs = jobs.filter((job) => job.event === "ticket_status_changed")
+        expect(statusJobs.filter((job) => job.kind === "automation")).toHaveLength(1)
+        expect(statusJobs.filter((job) => job.kind === "webhook")).toHaveLength(3)
+      }))
+
+    it.effect("a ticket_status_changed rule that sets the status back runs once for the change", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const ruleId = yield* createRule(server, projectId, {
+          name: "Agents may not start work",
+          event: "ticket_status_changed",
+          conditions: [{ field: "status", op: "eq", value: "in_progress" }],
+          actions: [{ type: "set_status", value: "waiting" }]
+        })
+        const created = yield* createTicket(server, key, { subject: "Status", body: "Will it settle?" })
+        yield* settled(created.ticket_id)
+        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
+          key: adminToken,
+          body: { status: "in_progress" }
+        })
+        expect(patched.status).toBe(200)
+        yield* settled(created.ticket_id)
+        const ticket = yield* adminRead(server, projectId, created.ticket_id)
+        expect(ticket.status).toBe("waiting")
+        const runs = yield* runsOf(server, projectId, ruleId)
+        expect(runs).toHaveLength(1)
+        expect(runs[0]).toMatchObject({
+          ticket_id: created.ticket_id,
+          event: "ticket_status_changed",
+          matched: true,
+          actions: [{ type: "set_status", value: "waiting", applied: true }]
+        })
+        // and nothing is still waiting to run for the ticket: the count is final
+        const left = yield* jobsOf(created.ticket_id)
+        expect(left.filter((job) => job.status !== "done")).toEqual([])
+      }))
+  })
+})

@@ -1,0 +1,170 @@
+/**
+ * The job runner over the real database: the webhook schedule walked with TestClock, several
+ * runners sharing one queue, a dead instance's lease, and handing jobs back at shutdown.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Context, Duration, Effect, Layer, TestClock } from "effect"
+import { AppConfig } from "../../src/Config.ts"
+import * as Database from "../../src/Database/Database.ts"
+import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
+import { ServicesLive } from "../../src/Http/Server.ts"
+import { enqueue, type NewJob } from "../../src/Jobs/Outbox.ts"
+import { pipelineLayer } from "../../src/Jobs/Pipeline.ts"
+import { JobsRepo } from "../../src/Jobs/Repo.ts"
+import { type JobHandler, JobHandlers, RunnerLive } from "../../src/Jobs/Runner.ts"
+import { Notifier } from "../../src/Notifier/Notifier.ts"
+import { Projects } from "../../src/Projects/Projects.ts"
+import { Tickets } from "../../src/Tickets/Tickets.ts"
+import { Webhooks } from "../../src/Webhooks/Webhooks.ts"
+import { databaseKinds, freshDatabase, testSettings } from "../support/Databases.ts"
+import { eventually, receiver } from "../support/Receiver.ts"
+import { triageMock } from "../support/TriageMock.ts"
+
+const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+const database = (kind: (typeof databaseKinds)[number], overrides: Record<string, string>) =>
+  Effect.gen(function*() {
+    const env = yield* freshDatabase(kind)
+    const config = yield* testSettings({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", ...env, ...overrides })
+    return Database.layer.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config)))
+  })
+
+const edge = Layer.mergeAll(
+  triageMock().layer,
+  ErrorTracker.none,
+  Layer.succeed(Notifier, { notify: () => Effect.void })
+)
+
+describe.each(databaseKinds)("the job runner on %s", (kind) => {
+  it.scoped("walks the 1m / 5m / 30m webhook schedule on the Clock, then gives up", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver(() => ({ status: 503 }))
+      // no poll in between: the runner must wake for each retry by itself, exactly when it is due
+      const db = yield* database(kind, { JOB_POLL_INTERVAL: "24h", JOB_LEASE: "1h" })
+      // built inside the test, so every fiber of the runner sleeps on this test's TestClock
+      const context = yield* Layer.build(
+        pipelineLayer(edge).pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(db))
+      )
+      const projects = Context.get(context, Projects)
+      const webhooks = Context.get(context, Webhooks)
+      const tickets = Context.get(context, Tickets)
+      const project = yield* projects.create("Schedule")
+      const webhook = yield* webhooks.register(project.project_id, { url: hook.url })
+      yield* tickets.create(project.project_id, { subject: "Clockwork", body: "Retries on the TestClock" })
+      const log = () => webhooks.deliveries(project.project_id, webhook.webhook_id).pipe(Effect.map((l) => l.deliveries[0]!))
+
+      const expectNext = (attempt: number, delay: Duration.DurationInput) =>
+        Effect.gen(function*() {
+          yield* eventually(`attempt ${attempt}`, () => (hook.received.length >= attempt ? true : undefined))
+          const entry = yield* eventually(`attempt ${attempt} logged`, () =>
+            Effect.runPromise(Effect.provide(log(), context)).then((e) => (e.attempts === attempt ? e : undefined)))
+          expect(hook.received).toHaveLength(attempt)
+          const now = yield* Clock.currentTimeMillis
+          const wait = new Date(entry.next_attempt_at!).getTime() - now
+          const millis = Duration.toMillis(delay)
+          // jitter only ever adds, at most 10%
+          expect(wait).toBeGreaterThanOrEqual(millis)
+          expect(wait).toBeLessThanOrEqual(millis * 1.1)
+          yield* TestClock.adjust(Duration.millis(wait - 1_000))
+          yield* pause(300)
+          expect(hook.received, "no attempt a second before it is due").toHaveLength(attempt)
+          // the last step is short, so the attempt starts at its final time: a long jump past it
+          // would also expire the attempt's own 10 s time box while its request is in flight
+          yield* TestClock.adjust("1 second")
+        })
+      yield* expectNext(1, "1 minute")
+      yield* expectNext(2, "5 minutes")
+      yield* expectNext(3, "30 minutes")
+      yield* eventually("attempt 4", () => (hook.received.length >= 4 ? true : undefined))
+      const last = yield* eventually("the delivery to fail", () =>
+        Effect.runPromise(Effect.provide(log(), context)).then((e) => (e.status === "failed" ? e : undefined)))
+      expect(last).toMatchObject({ attempts: 4, status: "failed", next_attempt_at: null, last_status_code: 503 })
+      yield* TestClock.adjust("2 hours")
+      yield* pause(300)
+      expect(hook.received).toHaveLength(4)
+      expect(new Set(hook.received.map((r) => r.headers["x-service-delivery"])).size).toBe(1)
+    }), { timeout: 60_000 })
+
+  it.scopedLive("runs each job once with three runners on one queue", () =>
+    Effect.gen(function*() {
+      const db = yield* database(kind, { JOB_CONCURRENCY: "triage=3", JOB_POLL_INTERVAL: "200ms" })
+      const shared = yield* Layer.build(db)
+      const runs: Array<string> = []
+      const handlers: Context.Tag.Service<JobHandlers> = {
+        triage: (job) => Effect.zipRight(Effect.sleep("5 millis"), Effect.sync(() => void runs.push(job.id)))
+      }
+      const runner = RunnerLive.pipe(
+        Layer.provide(Layer.succeed(JobHandlers, handlers)),
+        Layer.provide(JobsRepo.Default),
+        Layer.provide(Layer.succeedContext(shared))
+      )
+      for (let i = 0; i < 3; i++) yield* Layer.build(runner)
+      const sql = Context.get(shared, SqlClient.SqlClient)
+      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('queue') RETURNING id`
+      const jobs: Array<NewJob> = Array.from({ length: 60 }, () => ({
+        kind: "triage" as const,
+        projectId: project!.id,
+        ticketId: null as unknown as string,
+        payload: {},
+        runAt: new Date().toISOString()
+      }))
+      yield* enqueue(sql, jobs.slice(0, 30))
+      yield* enqueue(sql, jobs.slice(30))
+      yield* eventually("every job to run", () => (runs.length >= 60 ? true : undefined))
+      const rows = yield* sql<{ id: string; status: string; attempts: number }>`SELECT id, status, attempts FROM jobs`
+      yield* eventually("every job to be done", () =>
+        Effect.runPromise(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`).then((r) =>
+          r[0]!.n === 0 ? true : undefined))
+      expect(new Set(runs).size).toBe(60)
+      expect(runs).toHaveLength(60)
+      expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true)
+    }), { timeout: 60_000 })
+
+  it.scopedLive("takes over the job of an instance that died, once its lease ran out", () =>
+    Effect.gen(function*() {
+      const db = yield* database(kind, { JOB_POLL_INTERVAL: "200ms" })
+      const shared = yield* Layer.build(db)
+      const sql = Context.get(shared, SqlClient.SqlClient)
+      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('lease') RETURNING id`
+      // what a SIGKILLed instance leaves behind: a running job, its lease about to lapse
+      yield* sql`INSERT INTO jobs (kind, project_id, status, attempts, lease, locked_by, locked_until, run_at)
+                 VALUES ('triage', ${project!.id}, 'running', 1, gen_random_uuid(), 'dead instance',
+                   now() + interval '1 second', now() - interval '1 minute')`
+      const ran: Array<number> = []
+      const handler: JobHandler = (job) => Effect.sync(() => void ran.push(job.attempts))
+      yield* Layer.build(RunnerLive.pipe(
+        Layer.provide(Layer.succeed(JobHandlers, { triage: handler })),
+        Layer.provide(JobsRepo.Default),
+        Layer.provide(Layer.succeedContext(shared))
+      ))
+      yield* pause(400)
+      expect(ran, "not while the dead instance's lease holds").toEqual([])
+      yield* eventually("the takeover", () => (ran.length > 0 ? true : undefined))
+      expect(ran).toEqual([2])
+      yield* eventually("the job to be done", () =>
+        Effect.runPromise(sql<{ status: string }>`SELECT status FROM jobs`).then((r) => r[0]!.status === "done" ? true : undefined))
+    }), { timeout: 30_000 })
+
+  it.scopedLive("hands unfinished jobs back when it stops, without counting the attempt", () =>
+    Effect.gen(function*() {
+      const db = yield* database(kind, { JOB_SHUTDOWN_GRACE: "200ms" })
+      const shared = yield* Layer.build(db)
+      const sql = Context.get(shared, SqlClient.SqlClient)
+      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('stop') RETURNING id`
+      const started: Array<string> = []
+      const stuck: JobHandler = (job) => Effect.zipRight(Effect.sync(() => void started.push(job.id)), Effect.never)
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(RunnerLive.pipe(
+          Layer.provide(Layer.succeed(JobHandlers, { triage: stuck })),
+          Layer.provide(JobsRepo.Default),
+          Layer.provide(Layer.succeedContext(shared))
+        ))
+        yield* enqueue(sql, [{ kind: "triage", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
+        yield* eventually("the job to start", () => (started.length > 0 ? true : undefined))
+      }))
+      const [row] = yield* sql<{ status: string; attempts: number; locked_by: string | null }>`
+        SELECT status, attempts, locked_by FROM jobs`
+      expect(row).toEqual({ status: "pending", attempts: 0, locked_by: null })
+    }), { timeout: 30_000 })
+})
