@@ -8,6 +8,8 @@ ALTER TABLE jobs ADD COLUMN locked_by text;
 -- workers claim per kind, oldest due first
 DROP INDEX jobs_due;
 CREATE INDEX jobs_due ON jobs (kind, run_at) WHERE status IN ('pending', 'running');
+-- when the next pending job falls due, asked by every claim
+CREATE INDEX jobs_next_due ON jobs (run_at) WHERE status = 'pending';
 CREATE INDEX jobs_running ON jobs (locked_by) WHERE status = 'running';
 CREATE INDEX jobs_finished ON jobs (updated_at) WHERE status IN ('done', 'failed');
 
@@ -37,8 +39,7 @@ CREATE TABLE webhook_deliveries (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   webhook_id uuid NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
   project_id uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  -- the job that fanned the event out; with the webhook it makes a re-run of that job a no-op
-  event_job_id uuid NOT NULL,
+  ticket_id uuid REFERENCES tickets(id) ON DELETE CASCADE,
   event text NOT NULL,
   -- the exact bytes sent and signed, so every attempt carries the same body
   body text NOT NULL,
@@ -48,8 +49,7 @@ CREATE TABLE webhook_deliveries (
   last_error text,
   next_attempt_at timestamptz,
   created_at timestamptz NOT NULL,
-  updated_at timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (event_job_id, webhook_id)
+  updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at DESC);
 

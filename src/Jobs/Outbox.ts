@@ -7,16 +7,19 @@ export const JobKinds = [
   "triage",
   "duplicate_check",
   "error_link",
-  // fans an event out to the project's endpoints: one webhook_delivery per endpoint
-  "webhook",
   "webhook_delivery",
   "automation",
   "notify"
 ] as const
 export type JobKind = (typeof JobKinds)[number]
 
+/**
+ * A piece of follow-up work as the API writes it. A `webhook` entry is an event to send: it
+ * becomes a delivery (and its job) per subscribed endpoint in the same statement. An
+ * `automation` entry becomes a job only when the project has a rule for its event.
+ */
 export interface NewJob {
-  readonly kind: JobKind
+  readonly kind: JobKind | "webhook"
   readonly projectId: string
   readonly ticketId: string
   readonly payload: Record<string, unknown>
@@ -76,13 +79,34 @@ export const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
   })))
 
 /**
- * Inserts jobs with one statement. Callers run it inside the transaction of the change that
- * caused them (the transactional outbox), so the work exists exactly when the change does.
+ * The `WITH` parts that write the outbox rows of `jobs`, for a caller to put in its statement:
+ * plain jobs; automation jobs of events a rule listens to; and for each event, one delivery per
+ * endpoint subscribed to it, with the job of its first attempt. Callers run it in the statement
+ * or transaction of the change that caused it (the transactional outbox), so the work exists
+ * exactly when the change does.
  */
+export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>
+  sql`outbox_entries AS (
+      SELECT * FROM jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
+        AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz)
+    ), outbox_jobs AS (
+      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
+      SELECT e.kind, e.project_id, e.ticket_id, e.payload, e.run_at FROM outbox_entries e
+      WHERE e.kind NOT IN ('webhook', 'automation')
+        OR (e.kind = 'automation' AND EXISTS (
+          SELECT 1 FROM automation_rules r WHERE r.project_id = e.project_id AND r.event = e.payload->>'kind'))
+    ), outbox_deliveries AS (
+      INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at)
+      SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at
+      FROM outbox_entries e JOIN webhooks w ON w.project_id = e.project_id AND (e.payload->>'kind') = ANY(w.events)
+      WHERE e.kind = 'webhook'
+      RETURNING id, project_id, ticket_id, created_at
+    ), outbox_delivery_jobs AS (
+      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
+      SELECT 'webhook_delivery', d.project_id, d.ticket_id, jsonb_build_object('delivery_id', d.id), d.created_at
+      FROM outbox_deliveries d
+    )`
+
+/** Writes the outbox rows of `jobs` with one statement. */
 export const enqueue = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>
-  jobs.length === 0
-    ? Effect.void
-    : sql`INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
-            SELECT j.kind, j.project_id, j.ticket_id, j.payload, j.run_at
-            FROM jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
-              AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz)`.pipe(Effect.asVoid)
+  jobs.length === 0 ? Effect.void : sql`WITH ${outboxWrites(sql, jobs)} SELECT 1`.pipe(Effect.asVoid)

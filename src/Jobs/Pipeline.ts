@@ -36,7 +36,6 @@ const HandlersLive = Layer.effect(
       triage: followups.runTriage,
       duplicate_check: followups.checkDuplicate,
       error_link: followups.linkIssues,
-      webhook: webhooks.fanOut,
       webhook_delivery: webhooks.deliver,
       automation: automation.run,
       notify: (job) =>

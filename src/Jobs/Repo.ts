@@ -80,10 +80,13 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
         }))
       )
 
-    const complete = (job: ClaimedJob, now: number) =>
+    /** Finishes jobs in one statement; a job whose lease was lost meanwhile is left to its new holder. */
+    const complete = (jobs: ReadonlyArray<ClaimedJob>, now: number) =>
       sql`UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
             last_error = NULL, updated_at = ${iso(now)}
-          WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Effect.asVoid)
+          FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
+            AS finished(id uuid, lease uuid)
+          WHERE jobs.id = finished.id AND jobs.lease = finished.lease`.pipe(Effect.asVoid)
 
     /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
     const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
@@ -121,7 +124,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
 
     return {
       claim: (options: Parameters<typeof claim>[0]) => Effect.orDie(claim(options)),
-      complete: (job: ClaimedJob, now: number) => Effect.orDie(complete(job, now)),
+      complete: (jobs: ReadonlyArray<ClaimedJob>, now: number) => Effect.orDie(complete(jobs, now)),
       fail: (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
         Effect.orDie(fail(job, now, error, retryAt)),
       release: (job: ClaimedJob, now: number) => Effect.orDie(release(job, now)),

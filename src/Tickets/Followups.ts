@@ -51,74 +51,89 @@ export class Followups extends Effect.Service<Followups>()("app/Tickets/Followup
           tags: ticket.tags ?? [],
           metadata: ticket.metadata
         })
-        // a value a person set (the submitter's priority, an agent's change) is theirs to keep
-        yield* Effect.orDie(sql.withTransaction(Effect.gen(function*() {
+        const automation = job.payload.body === undefined ? null : JSON.stringify(job.payload)
+        const now = iso(yield* Clock.currentTimeMillis)
+        // one statement: the results, and then the ticket_created rules (if the project has any),
+        // now that there is a category to test. A value a person set (the submitter's priority,
+        // an agent's change) is theirs to keep. The rules' job id derives from this job's, so a
+        // second run of this job queues nothing more.
         yield* sql`
-          UPDATE tickets SET
-            category = CASE WHEN category_source = 'human' THEN category ELSE ${result.category.value} END,
-            category_confidence = CASE WHEN category_source = 'human' THEN category_confidence
-                                  ELSE ${result.category.confidence} END,
-            category_source = CASE WHEN category_source = 'human' THEN 'human' ELSE 'ai' END,
-            priority = CASE WHEN priority_source = 'human' THEN priority ELSE ${result.priority.value} END,
-            priority_confidence = CASE WHEN priority_source = 'human' THEN priority_confidence
-                                  ELSE ${result.priority.confidence} END,
-            priority_source = CASE WHEN priority_source = 'human' THEN 'human' ELSE 'ai' END,
-            sentiment = CASE WHEN sentiment_source = 'human' THEN sentiment ELSE ${result.sentiment.value} END,
-            sentiment_score = CASE WHEN sentiment_source = 'human' THEN sentiment_score ELSE ${result.sentiment.score} END,
-            sentiment_confidence = CASE WHEN sentiment_source = 'human' THEN sentiment_confidence
-                                   ELSE ${result.sentiment.confidence} END,
-            sentiment_source = CASE WHEN sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
-            triage_status = 'done',
-            triage_model = ${result.model}
-          WHERE id = ${ticket.id}`
-        if (job.payload.body === undefined) return
-        // the ticket_created rules, now that there is a category to test; the id is derived
-        // from this job's, so a second run of this job queues nothing more
-        yield* sql`
+          WITH triaged AS (
+            UPDATE tickets SET
+              category = CASE WHEN category_source = 'human' THEN category ELSE ${result.category.value} END,
+              category_confidence = CASE WHEN category_source = 'human' THEN category_confidence
+                                    ELSE ${result.category.confidence} END,
+              category_source = CASE WHEN category_source = 'human' THEN 'human' ELSE 'ai' END,
+              priority = CASE WHEN priority_source = 'human' THEN priority ELSE ${result.priority.value} END,
+              priority_confidence = CASE WHEN priority_source = 'human' THEN priority_confidence
+                                    ELSE ${result.priority.confidence} END,
+              priority_source = CASE WHEN priority_source = 'human' THEN 'human' ELSE 'ai' END,
+              sentiment = CASE WHEN sentiment_source = 'human' THEN sentiment ELSE ${result.sentiment.value} END,
+              sentiment_score = CASE WHEN sentiment_source = 'human' THEN sentiment_score ELSE ${result.sentiment.score} END,
+              sentiment_confidence = CASE WHEN sentiment_source = 'human' THEN sentiment_confidence
+                                     ELSE ${result.sentiment.confidence} END,
+              sentiment_source = CASE WHEN sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
+              triage_status = 'done',
+              triage_model = ${result.model}
+            WHERE id = ${ticket.id}
+            RETURNING id, project_id
+          )
           INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
-          VALUES (md5(${job.id} || ':automation')::uuid, 'automation', ${job.projectId}, ${ticket.id},
-            ${JSON.stringify(job.payload)}::jsonb, ${iso(yield* Clock.currentTimeMillis)})
-          ON CONFLICT (id) DO NOTHING`
-        })))
+          SELECT md5(${job.id} || ':automation')::uuid, 'automation', triaged.project_id, triaged.id,
+            ${automation}::jsonb, ${now}
+          FROM triaged
+          WHERE ${automation}::jsonb IS NOT NULL
+            AND EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = triaged.project_id AND r.event = 'ticket_created')
+          ON CONFLICT (id) DO NOTHING`.pipe(Effect.orDie)
       })
 
     /**
-     * Compares the ticket with the project's recent unresolved tickets that came before it:
-     * trigram similarity of subjects and of the start of the bodies, with a bonus for the same
-     * sender. Only earlier tickets qualify, so two tickets never point at each other.
+     * Compares the ticket with the project's 100 most recent unresolved tickets that came before
+     * it: trigram similarity of subjects, and of the start of the bodies for the five closest,
+     * with a bonus for the same sender. Only earlier tickets qualify, so two tickets never point
+     * at each other.
      */
     const checkDuplicate: JobHandler = (job) =>
       Effect.gen(function*() {
-        const best = yield* sql<{ id: string; ticket_number: number; score: number; project_id: string }>`
-          SELECT c.id, c.ticket_number, t.project_id,
-            (0.55 * similarity(c.subject, t.subject)
-              + 0.45 * similarity(left(c.body, 600), left(t.body, 600))
-              + CASE WHEN c.sender_email IS NOT NULL AND c.sender_email = t.sender_email THEN 0.15 ELSE 0 END
-            )::float8 AS score
-          FROM tickets t
-          CROSS JOIN LATERAL (
-            SELECT id, ticket_number, subject, body, sender_email FROM tickets c
+        const now = iso(yield* Clock.currentTimeMillis)
+        // one statement: find the closest earlier ticket and, when it is close enough, mark the
+        // ticket (only if it is not marked yet, so a second run adds no second note) and note it
+        yield* sql`
+          WITH t AS (
+            SELECT id, project_id, ticket_number, subject, left(body, 300) AS body, sender_email, created_at
+            FROM tickets WHERE id = ${job.ticketId}
+          ), recent AS (
+            SELECT c.id, c.ticket_number, c.subject, c.body, c.sender_email
+            FROM tickets c, t
             WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
               AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
               AND c.created_at > t.created_at - interval '30 days'
-            ORDER BY c.created_at DESC
+            ORDER BY c.ticket_number DESC
             LIMIT 100
-          ) c
-          WHERE t.id = ${job.ticketId}
-          ORDER BY score DESC
-          LIMIT 1`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
-        if (best === undefined || best.score < config.duplicateThreshold) return
-        const now = yield* Clock.currentTimeMillis
-        yield* sql.withTransaction(Effect.gen(function*() {
-          const marked = yield* sql`UPDATE tickets SET duplicate_of = ${best.id}
-                                    WHERE id = ${job.ticketId} AND duplicate_of IS NULL RETURNING id`
-          if (marked.length === 0) return
-          yield* systemNote(
-            { id: job.ticketId!, project_id: best.project_id },
-            `Possible duplicate of ticket #${best.ticket_number} (similarity ${best.score.toFixed(2)}).`,
-            now
+          ), shortlist AS (
+            -- subjects are short and cheap to compare; bodies only for the few closest
+            SELECT r.*, similarity(r.subject, t.subject) AS subject_similarity,
+              CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END AS same_sender
+            FROM recent r, t
+            ORDER BY similarity(r.subject, t.subject)
+              + CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END DESC
+            LIMIT 5
+          ), best AS (
+            SELECT s.id, s.ticket_number,
+              (0.55 * s.subject_similarity + 0.45 * similarity(left(s.body, 300), t.body) + s.same_sender)::float8 AS score
+            FROM shortlist s, t
+            ORDER BY score DESC
+            LIMIT 1
+          ), marked AS (
+            UPDATE tickets SET duplicate_of = best.id FROM best
+            WHERE tickets.id = ${job.ticketId} AND tickets.duplicate_of IS NULL AND best.score >= ${config.duplicateThreshold}
+            RETURNING tickets.id, tickets.project_id
           )
-        })).pipe(Effect.orDie)
+          INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
+          SELECT marked.project_id, marked.id, 'system',
+            'Possible duplicate of ticket #' || best.ticket_number || ' (similarity ' || to_char(best.score, 'FM0.00') || ').',
+            true, ${now}
+          FROM marked, best`.pipe(Effect.orDie)
       })
 
     const linkIssues: JobHandler = (job) =>

@@ -5,7 +5,7 @@ import type { AgentRef } from "../Domain/Events.ts"
 import type { Category, Priority, Status } from "../Domain/Fields.ts"
 import { isoTimestamp } from "../Domain/Fields.ts"
 import type { AdminTicket, Ticket } from "../Domain/Ticket.ts"
-import { enqueue, jobsAsJson, type NewJob } from "../Jobs/Outbox.ts"
+import { enqueue, type NewJob, outboxWrites } from "../Jobs/Outbox.ts"
 
 export interface NewTicketRow {
   readonly id: string
@@ -94,12 +94,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
             ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz
           FROM seq
           RETURNING id, ticket_number
-        ), outbox AS (
-          INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
-          SELECT j.kind, j.project_id, ticket.id, j.payload, j.run_at
-          FROM ticket, jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
-            AS j(kind text, project_id uuid, payload jsonb, run_at timestamptz)
-        )
+        ), ${outboxWrites(sql, jobs)}
         SELECT ticket_number FROM ticket`.pipe(Effect.map((rows) => Number(rows[0]!.ticket_number)))
 
     const tagTicket = (projectId: string, ticketId: string, tags: ReadonlyArray<string>) =>

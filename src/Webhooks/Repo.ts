@@ -81,30 +81,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("app/Webhooks/R
         )
       )
 
-    /**
-     * Turns one event into a delivery per subscribed endpoint, each with its first attempt's
-     * job, in one statement. The event's job id makes a second run of it insert nothing.
-     */
-    const fanOut = (options: {
-      readonly projectId: string
-      readonly ticketId: string | null
-      readonly eventJobId: string
-      readonly event: string
-      readonly body: string
-      readonly now: number
-    }) =>
-      sql`
-        WITH deliveries AS (
-          INSERT INTO webhook_deliveries (webhook_id, project_id, event_job_id, event, body, created_at, next_attempt_at)
-          SELECT id, project_id, ${options.eventJobId}, ${options.event}, ${options.body}, ${iso(options.now)}, ${iso(options.now)}
-          FROM webhooks WHERE project_id = ${options.projectId} AND ${options.event} = ANY(events)
-          ON CONFLICT (event_job_id, webhook_id) DO NOTHING
-          RETURNING id
-        )
-        INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
-        SELECT 'webhook_delivery', ${options.projectId}, ${options.ticketId}, jsonb_build_object('delivery_id', id), ${iso(options.now)}
-        FROM deliveries`.pipe(Effect.asVoid)
-
     const target = (deliveryId: string) =>
       sql<DeliveryTarget>`
         SELECT d.id, d.event, d.body, d.status, w.url, w.secret
@@ -150,7 +126,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("app/Webhooks/R
         Effect.orDie(rotateSecret(projectId, webhookId, secret)),
       exists: (projectId: string, webhookId: string) => Effect.orDie(exists(projectId, webhookId)),
       deliveries: (webhookId: string, limit: number) => Effect.orDie(deliveries(webhookId, limit)),
-      fanOut: (options: Parameters<typeof fanOut>[0]) => Effect.orDie(fanOut(options)),
       target: (deliveryId: string) => Effect.orDie(target(deliveryId)),
       recordAttempt: (deliveryId: string, outcome: Parameters<typeof recordAttempt>[1]) =>
         Effect.orDie(recordAttempt(deliveryId, outcome)),

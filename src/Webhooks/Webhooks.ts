@@ -7,7 +7,6 @@ import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { EventKinds } from "../Domain/Events.ts"
 import { isoTimestamp, isUuid } from "../Domain/Fields.ts"
 import type { CreateWebhookInput } from "../Domain/Webhook.ts"
-import { eventOf } from "../Jobs/Outbox.ts"
 import { type JobHandler, JobFailed } from "../Jobs/Runner.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { WebhooksRepo } from "./Repo.ts"
@@ -101,20 +100,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
       return { delivery_id: deliveryId, status: "pending" as const }
     })
 
-    /** The `webhook` job: one delivery per endpoint subscribed to the event, body fixed once. */
-    const fanOut: JobHandler = (job) =>
-      Effect.gen(function*() {
-        const { body, event } = eventOf(job.payload)
-        yield* repo.fanOut({
-          projectId: job.projectId,
-          ticketId: job.ticketId,
-          eventJobId: job.id,
-          event: event.event,
-          body,
-          now: yield* Clock.currentTimeMillis
-        })
-      })
-
     const attempt = (target: { readonly id: string; readonly event: string; readonly body: string; readonly url: string; readonly secret: string }) =>
       Effect.gen(function*() {
         const url = parseTarget(target.url)
@@ -180,6 +165,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
         if (!outcome.delivered) return yield* new JobFailed({ message: outcome.error ?? "not delivered" })
       })
 
-    return { register, list, remove, rotateSecret, deliveries, redeliver, fanOut, deliver } as const
+    return { register, list, remove, rotateSecret, deliveries, redeliver, deliver } as const
   })
 }) {}

@@ -12,12 +12,18 @@ declare module "autocannon" {
   export interface Request extends RequestParams {
     /** called before every send of this request; may return a changed copy */
     setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams
+    /** called with every response of this request */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
 
   export interface Options {
     url: string
     connections?: number
     duration?: number
+    /** stop after this many requests instead of after `duration` */
+    amount?: number
+    /** requests per second over all connections: an open-loop rate instead of as fast as possible */
+    overallRate?: number
     /** per-request timeout in seconds (default 10) */
     timeout?: number
     method?: string

@@ -6,6 +6,10 @@
  *   npm run bench
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
  *
+ * Then the pipeline: the lag from 202 to a `ticket_created` delivery at 200 tickets/s, and the
+ * jobs per second of a burst. BENCH_ONLY=http|pipeline runs one half; BENCH_DATABASE=pglite|postgres
+ * one database.
+ *
  * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
  * service does not start or a scenario sees errors or non-2xx responses.
  */
@@ -15,6 +19,7 @@ import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
+import { benchPipeline, printPipeline } from "./pipeline.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
 import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
@@ -31,8 +36,16 @@ const serviceEnv = {
   // the default budget (100 a minute per key) would turn nearly every request into a 429
   RATE_LIMIT_PER_MINUTE: "100000000",
   // Effect's log levels are ALL, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, OFF: "warning" is refused
-  LOG_LEVEL: "warn"
+  LOG_LEVEL: "warn",
+  // the pipeline figures deliver webhooks to a receiver in this process, on loopback
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
 }
+
+/** The pipeline's goal on PostgreSQL: ticket_created at the receiver within 500 ms (p99) at 200 tickets/s. */
+const only = process.env.BENCH_ONLY as "http" | "pipeline" | undefined
+const pipelineRate = 200
+const pipelineGoalP99Ms = 500
+const burstTickets = 2_000
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -240,7 +253,7 @@ const createProject = (baseUrl: string) =>
  */
 const withSeededService = async <A>(
   kind: DatabaseKind,
-  use: (service: Service, project: Project) => Promise<A>
+  use: (service: Service, project: Project, databaseUrl: string | undefined) => Promise<A>
 ): Promise<A> => {
   const articles = generateArticles(articleCount)
   if (kind === "pglite") {
@@ -257,7 +270,7 @@ const withSeededService = async <A>(
       await seedPglite(dataDir, project.project_id, articles)
       console.log(`  seeded ${articleCount} articles with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       const service = await startService(root, env)
-      return await useThenStop(service, (s) => use(s, project))
+      return await useThenStop(service, (s) => use(s, project, undefined))
     } finally {
       await rm(dataDir, { recursive: true, force: true })
     }
@@ -271,7 +284,7 @@ const withSeededService = async <A>(
       const started = Date.now()
       await seedPostgres(database.url, project.project_id, articles)
       console.log(`  seeded ${articleCount} articles with SQL in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-      return use(s, project)
+      return use(s, project, database.url)
     })
   } finally {
     await database.drop()
@@ -351,18 +364,31 @@ const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, 
 const benchDatabase = async (kind: DatabaseKind) => {
   console.log(`\n== ${kind}: starting and seeding`)
   const startLoad = loadavg()
-  const { results, idleRssMiB, hwmMiB, matches } = await withSeededService(kind, async (service, project) => {
+  const { results, idleRssMiB, hwmMiB, matches, pipeline } = await withSeededService(kind, async (service, project, databaseUrl) => {
     const idleRssMiB = mib(memoryKiB(service.pid)?.rss ?? 0)
     const ticketIds = await createTicketPool(service.baseUrl, project.api_key)
     const matches = await queryMatches(service.baseUrl, project.api_key)
     const results: Array<ScenarioResult> = []
-    for (const scenario of scenarios(project.api_key, ticketIds)) {
+    for (const scenario of only === "pipeline" ? [] : scenarios(project.api_key, ticketIds)) {
       console.log(`  running "${scenario.name}"`)
       results.push(await runScenario(service, scenario))
     }
-    return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches }
+    if (only === "http") return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches, pipeline: undefined }
+    console.log(`  running the pipeline: ${pipelineRate} tickets/s for ${durationSeconds} s, then a burst of ${burstTickets}`)
+    const pipeline = await benchPipeline({
+      service,
+      apiKey: project.api_key,
+      projectId: project.project_id,
+      adminToken,
+      databaseUrl,
+      rate: pipelineRate,
+      seconds: durationSeconds,
+      burstTickets
+    })
+    return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches, pipeline }
   })
   printTable(kind, results, hwmMiB)
+  if (pipeline !== undefined) printPipeline(kind, pipeline, pipelineGoalP99Ms)
   console.log(`RSS of the seeded server before any load: ${idleRssMiB.toFixed(1)} MB`)
   const counts = Object.values(matches)
   console.log(`search queries match ${Math.min(...counts)}–${Math.max(...counts)} articles each`)
@@ -385,14 +411,17 @@ const benchDatabase = async (kind: DatabaseKind) => {
     searchMatches: matches,
     idleRssMiB,
     vmHwmMiB: hwmMiB,
-    scenarios: results
+    scenarios: results,
+    pipeline
   }, null, 2) + "\n")
   console.log(`results written to ${file}`)
-  return results.some((r) => r.errors > 0 || r.non2xx > 0)
+  return results.some((r) => r.errors > 0 || r.non2xx > 0) ||
+    (pipeline !== undefined && (pipeline.lagMissing > 0 || pipeline.burst.missing > 0))
 }
 
 const main = async () => {
-  const kinds: Array<DatabaseKind> = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"]
+  const kinds = (process.env.DATABASE_URL ? ["pglite", "postgres"] as const : ["pglite"] as const)
+    .filter((kind) => process.env.BENCH_DATABASE === undefined || process.env.BENCH_DATABASE === kind)
   let failed = false
   for (const kind of kinds) {
     try {
