@@ -193,7 +193,10 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe.each(databaseKinds)("automation rules on %s", (kind) => {
-  layer(testServer(kind, {}, undefined, { pipeline: "live" }), { excludeTestServices: true })((it) => {
+  // the tests that read events register a receiver on loopback
+  layer(testServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, undefined, { pipeline: "live" }), {
+    excludeTestServices: true
+  })((it) => {
     it.effect("rejects a bad rule with VALIDATION_ERROR and stores nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
