@@ -80,13 +80,21 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
         }))
       )
 
-    /** Finishes jobs in one statement; a job whose lease was lost meanwhile is left to its new holder. */
+    /**
+     * Finishes jobs in one statement; a job whose lease was lost meanwhile is left to its new
+     * holder. Rows are locked in id order, so two batches never wait on each other in a circle.
+     */
     const complete = (jobs: ReadonlyArray<ClaimedJob>, now: number) =>
-      sql`UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
+      sql`WITH finished AS (
+            SELECT jobs.id FROM jobs
+            JOIN jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
+              AS f(id uuid, lease uuid) ON jobs.id = f.id AND jobs.lease = f.lease
+            ORDER BY jobs.id
+            FOR UPDATE OF jobs
+          )
+          UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
             last_error = NULL, updated_at = ${iso(now)}
-          FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
-            AS finished(id uuid, lease uuid)
-          WHERE jobs.id = finished.id AND jobs.lease = finished.lease`.pipe(Effect.asVoid)
+          FROM finished WHERE jobs.id = finished.id`.pipe(Effect.asVoid)
 
     /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
     const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
@@ -109,10 +117,16 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
           )
           SELECT pg_notify('jobs', 'due') FROM released`.pipe(Effect.asVoid)
 
-    /** Extends the leases of every job this instance still runs; a live instance never loses one. */
+    /**
+     * Extends the leases of every job this instance still runs; a live instance never loses one.
+     * A row being finished at this moment is skipped, not waited for: two statements locking the
+     * same rows in different orders would deadlock, and that job needs no lease any more.
+     */
     const renewLeases = (owner: string, leaseUntil: number) =>
       sql`UPDATE jobs SET locked_until = ${iso(leaseUntil)}
-          WHERE status = 'running' AND locked_by = ${owner}`.pipe(Effect.asVoid)
+          WHERE id IN (
+            SELECT id FROM jobs WHERE status = 'running' AND locked_by = ${owner} FOR UPDATE SKIP LOCKED
+          )`.pipe(Effect.asVoid)
 
     /** Forgets finished work: done jobs after a day, failed ones after 30, idempotency keys after 24 h. */
     const prune = (now: number) =>
