@@ -6,6 +6,7 @@ import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./D
 import { HealthApi } from "./Health/Api.ts"
 import { withoutDecodeError } from "./OpenApiDocument.ts"
 import { SearchApi } from "./Search/Api.ts"
+import { SiteApi } from "./Site/Api.ts"
 import { TicketsApi } from "./Tickets/Api.ts"
 import { WebhooksApi } from "./Webhooks/Api.ts"
 
@@ -18,6 +19,7 @@ export class Api extends HttpApi.make("support")
   .add(AdminApi)
   .add(WebhooksApi)
   .add(AutomationApi)
+  .add(SiteApi)
   .addError(ValidationErrorWire)
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)

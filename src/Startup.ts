@@ -37,6 +37,7 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   if (Option.isNone(admin.token)) {
     lines.push("The admin API is off: set ADMIN_TOKEN to enable /v1/admin.")
   }
+  if (database.kind === "embedded") lines.push(`The support widget on a demo page: ${base}/`)
   lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
   yield* Console.log(lines.join("\n"))
 }))

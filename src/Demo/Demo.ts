@@ -5,6 +5,8 @@ import { Projects } from "../Projects/Projects.ts"
 
 const articlesFolder = projectPath("src", "Demo", "articles")
 
+export const demoWidgetKeySetting = "demo_widget_key"
+
 export interface DemoProject {
   readonly projectId: string
   readonly fullKey: string
@@ -17,6 +19,9 @@ export const seedDemo = Effect.fn("Demo.seed")(function*() {
   const projects = yield* Projects
   const project = yield* projects.create("Demo project")
   const widget = yield* projects.createKey(project.project_id, { name: "demo widget", scope: "widget" })
+  // a widget key is public by design (it sits in the source of web pages), so the demo page at /
+  // may show it at every start; a full key is never stored
+  yield* projects.putSetting(demoWidgetKeySetting, widget.api_key)
   const imported = yield* importFolder(project.project_id, articlesFolder, { publish: true })
   return {
     projectId: project.project_id,

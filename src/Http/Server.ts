@@ -13,6 +13,7 @@ import { ArticlesHttpLive } from "../Articles/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { SearchHttpLive } from "../Search/Http.ts"
+import { SiteHttpLive } from "../Site/Http.ts"
 import { Search } from "../Search/Search.ts"
 import { TicketsHttpLive } from "../Tickets/Http.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
@@ -45,7 +46,8 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
     SearchHttpLive,
     AdminHttpLive,
     WebhooksHttpLive,
-    AutomationHttpLive
+    AutomationHttpLive,
+    SiteHttpLive
   ]),
   Layer.provide([ProjectAuthLive, AdminAuthLive])
 )

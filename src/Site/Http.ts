@@ -1,0 +1,41 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { readFile } from "node:fs/promises"
+import { Api } from "../Api.ts"
+import { DatabaseInfo } from "../Database/Database.ts"
+import { demoWidgetKeySetting } from "../Demo/Demo.ts"
+import { NotFound } from "../Domain/Errors.ts"
+import { projectPath } from "../Paths.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { demoPage } from "./DemoPage.ts"
+
+// the script is not versioned in its URL: caches keep it a little while, then ask again by ETag
+const cacheControl = "public, max-age=300, must-revalidate"
+
+export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
+  Effect.gen(function*() {
+    const database = yield* DatabaseInfo
+    const projects = yield* Projects
+    // built by `npm install` (prepare) and `npm run build`; read once, as it never changes while running
+    const script = yield* Effect.promise(() => readFile(projectPath("dist", "widget.js"), "utf8").catch(() => undefined))
+    if (script === undefined) yield* Effect.logWarning("dist/widget.js is missing: run `npm run build:widget`")
+    const etag = script === undefined ? "" : `"${createHash("sha256").update(script).digest("base64url").slice(0, 32)}"`
+    const notBuilt = new NotFound({ message: "the widget is not built on this server: run npm run build:widget" })
+
+    return handlers
+      .handleRaw("widget", () =>
+        Effect.gen(function*() {
+          if (script === undefined) return yield* notBuilt
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const headers = { etag, "cache-control": cacheControl }
+          if (request.headers["if-none-match"] === etag) return HttpServerResponse.empty({ status: 304, headers })
+          return HttpServerResponse.text(script, { contentType: "text/javascript; charset=utf-8", headers })
+        }))
+      .handleRaw("demo", () =>
+        Effect.gen(function*() {
+          const widgetKey = database.kind === "embedded" ? yield* projects.getSetting(demoWidgetKeySetting) : undefined
+          if (widgetKey === undefined) return yield* new NotFound({ message: "no demo page on this server" })
+          return HttpServerResponse.html(demoPage(widgetKey))
+        }))
+  }))

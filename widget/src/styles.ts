@@ -1,0 +1,73 @@
+import type { Position } from "./config.ts"
+
+export const Z_INDEX = "2147483000"
+
+/** Inline, `!important` styles for the host element, so page CSS cannot hide or move it. */
+export function styleHost(host: HTMLElement, position: Position): void {
+  const side = position === "bottom-left" ? "left" : "right"
+  const rules: Array<[string, string]> = [
+    ["all", "initial"],
+    ["display", "block"],
+    ["position", "fixed"],
+    ["z-index", Z_INDEX],
+    ["bottom", "0"],
+    [side, "0"],
+    ["width", "0"],
+    ["height", "0"],
+    ["margin", "0"],
+    ["padding", "0"],
+    ["border", "0"],
+    ["overflow", "visible"],
+    ["visibility", "visible"],
+    ["opacity", "1"],
+    ["transform", "none"],
+    ["filter", "none"],
+    ["contain", "none"],
+    ["pointer-events", "auto"]
+  ]
+  for (const [name, value] of rules) host.style.setProperty(name, value, "important")
+}
+
+/** The stylesheet inside the shadow root. Pixel units only: the page's root font size must not matter. */
+export function css(color: string, onColor: string, position: Position): string {
+  const side = position === "bottom-left" ? "left" : "right"
+  const other = side === "left" ? "right" : "left"
+  const ink = "#111827"
+  return `
+:host{all:initial}
+*,*::before,*::after{box-sizing:border-box}
+[hidden]{display:none!important}
+.l,.p{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:${ink};text-align:left;letter-spacing:normal;text-transform:none;direction:ltr}
+button,input,select,textarea{font:inherit;color:inherit;margin:0}
+:focus{outline:none}
+:focus-visible{outline:2px solid #fff;box-shadow:0 0 0 4px ${ink}}
+input:focus-visible,select:focus-visible,textarea:focus-visible{outline:2px solid ${ink};outline-offset:1px;box-shadow:0 0 0 4px #fff}
+.l{position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;border:0;padding:0;display:flex;align-items:center;justify-content:center;background:${color};color:${onColor};cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+.l svg{width:28px;height:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
+.p{position:fixed;bottom:88px;${side}:20px;${other}:auto;width:360px;max-width:calc(100vw - 24px);max-height:calc(100vh - 108px);display:flex;flex-direction:column;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3);border:1px solid rgba(0,0,0,.08)}
+.h{background:${color};color:${onColor};padding:16px 56px 16px 18px;flex:none}
+.h h2{margin:0;font-size:19px;font-weight:700;line-height:1.3;overflow-wrap:anywhere}
+.x{position:absolute;top:10px;right:10px;width:36px;height:36px;border:0;border-radius:8px;background:transparent;color:${onColor};cursor:pointer;font-size:24px;line-height:1;display:flex;align-items:center;justify-content:center}
+.x:hover{background:rgba(127,127,127,.25)}
+form{margin:0;padding:16px 18px 18px;overflow-y:auto;display:flex;flex-direction:column;gap:12px}
+.f{display:flex;flex-direction:column;gap:4px}
+label{font-weight:600;font-size:14px;cursor:default}
+input,select,textarea{display:block;width:100%;font-size:16px;padding:9px 10px;border:1px solid #6b7280;border-radius:8px;background:#fff;color:${ink};line-height:1.35;min-height:42px}
+textarea{min-height:96px;resize:vertical}
+.s,.r{border:0;border-radius:8px;padding:10px 16px;font-size:19px;font-weight:700;cursor:pointer;background:${color};color:${onColor}}
+.r{background:#fff;color:${ink};border:1px solid #6b7280;align-self:flex-start;padding:7px 14px;font-size:14px}
+.s:disabled{opacity:.6;cursor:progress}
+.m{margin:0;font-size:14px}
+.m:empty{padding:0!important;border:0!important}
+.e{color:#991b1b;background:#fef2f2;border:1px solid #fecaca;border-radius:8px;padding:8px 10px}
+.ok{color:#065f46;background:#ecfdf5;border:1px solid #a7f3d0;border-radius:8px;padding:8px 10px}
+.d{background:#f3f4f6;border-radius:8px;padding:8px 10px}
+.d p{margin:0 0 4px;font-weight:600}
+.d ul{margin:0;padding:0;list-style:none}
+.d li{padding:6px 0;border-top:1px solid #e5e7eb}
+.d li:first-child{border-top:0}
+.d b{display:block;font-weight:600}
+.d span{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden;color:#374151;font-size:13px}
+@media (max-width:480px){.p{${side}:12px;${other}:12px;width:auto;max-height:calc(100vh - 100px)}}
+`
+}
