@@ -13,6 +13,11 @@ import { demoPage } from "./DemoPage.ts"
 // the script is not versioned in its URL: caches keep it a little while, then ask again by ETag
 const cacheControl = "public, max-age=300, must-revalidate"
 
+/** RFC 9110's weak comparison: `*`, a list, and `W/` tags (a compressing proxy weakens ours) all count. */
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined &&
+  (ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+
 export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
   Effect.gen(function*() {
     const database = yield* DatabaseInfo
@@ -29,7 +34,7 @@ export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
           if (script === undefined) return yield* notBuilt
           const request = yield* HttpServerRequest.HttpServerRequest
           const headers = { etag, "cache-control": cacheControl }
-          if (request.headers["if-none-match"] === etag) return HttpServerResponse.empty({ status: 304, headers })
+          if (matchesEtag(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
           return HttpServerResponse.text(script, { contentType: "text/javascript; charset=utf-8", headers })
         }))
       .handleRaw("demo", () =>

@@ -58,7 +58,10 @@ export interface WidgetHandle {
   close(): void
 }
 
-/** Builds the widget in a shadow root on a new host element appended to `document.body`. */
+/**
+ * Builds the widget in a shadow root on a new host element appended to `<html>`, not `<body>`:
+ * a transform or filter on the page's body would make the fixed launcher scroll away with it.
+ */
 export function mount(config: WidgetConfig): WidgetHandle {
   const host = h("div", { id: HOST_ID })
   styleHost(host, config.position)
@@ -101,7 +104,7 @@ export function mount(config: WidgetConfig): WidgetHandle {
     if (value === "p3_medium") option.defaultSelected = true
     priority.append(option)
   }
-  const subject = h("input", { type: "text", required: true, maxlength: "250", autocomplete: "off" })
+  const subject = h("input", { type: "text", required: true, maxlength: "200", autocomplete: "off" })
   const message = h("textarea", { required: true, rows: "4" })
 
   const articleList = h("ul", { "data-testid": "articles", "aria-labelledby": "sw-articles-title" })
@@ -256,6 +259,6 @@ export function mount(config: WidgetConfig): WidgetHandle {
     if (form.reportValidity()) void send()
   })
 
-  document.body.appendChild(host)
+  document.documentElement.appendChild(host)
   return { open, close: () => hide(!!root.activeElement) }
 }

@@ -1,0 +1,245 @@
+/**
+ * Helpers for the browser suite of the embeddable widget: the widget bundle, a host site on another
+ * origin than the service, a page per test in Chromium, and colour arithmetic for contrast checks.
+ */
+import { build } from "esbuild"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Browser, BrowserContextOptions, Locator, Page, Request } from "playwright-core"
+
+export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
+export const chromiumPath = "/usr/bin/chromium"
+export const artifactsDir = join(repoRoot, ".artifacts")
+
+/**
+ * The service reads `dist/widget.js` once when it starts: (re)build it, exactly as
+ * `npm run build:widget` does, when it is missing or older than a source file, so the suite never
+ * tests a stale bundle. Returns the reason it cannot run, if any.
+ */
+export const ensureWidgetBuilt = async (): Promise<string | undefined> => {
+  const sourceDir = join(repoRoot, "widget", "src")
+  const entry = join(sourceDir, "main.ts")
+  const outfile = join(repoRoot, "dist", "widget.js")
+  if (!existsSync(entry)) {
+    return existsSync(outfile) ? undefined : "widget/src/main.ts does not exist and dist/widget.js is not built"
+  }
+  const newestSource = Math.max(...readdirSync(sourceDir).map((name) => statSync(join(sourceDir, name)).mtimeMs))
+  if (existsSync(outfile) && statSync(outfile).mtimeMs >= newestSource) return undefined
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: "iife",
+    target: "es2019",
+    outfile,
+    logLevel: "warning"
+  })
+  return undefined
+}
+
+// ---- the host site ---------------------------------------------------------------------------------
+
+export interface HostSite {
+  /** `http://127.0.0.1:<port>`: never the service's origin (another port). */
+  readonly origin: string
+  /** Serves `html` at a new path; returns its URL. */
+  readonly add: (html: string) => string
+  readonly close: () => Promise<void>
+}
+
+/** A tiny web site on 127.0.0.1, port 0, serving the pages a test composes. */
+export const startHostSite = async (): Promise<HostSite> => {
+  const pages = new Map<string, string>()
+  let next = 0
+  const server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?", 1)[0]!
+    const html = pages.get(path)
+    if (html === undefined) {
+      response.writeHead(path === "/favicon.ico" ? 204 : 404)
+      response.end()
+      return
+    }
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+    response.end(html)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    origin,
+    add: (html) => {
+      const path = `/page-${++next}`
+      pages.set(path, html)
+      return `${origin}${path}`
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/** JSON for an inline script: `</script>` in a value cannot end the element. */
+const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
+
+export interface PageOptions {
+  /** `window.SupportWidgetConfig`; `undefined` leaves it unset. */
+  readonly config?: unknown
+  /** The service's base URL, where `/widget.js` is loaded from. */
+  readonly scriptFrom: string
+  /** Markup added to `<head>`, e.g. a hostile stylesheet. */
+  readonly head?: string
+  /** Markup of `<body>` before the scripts. */
+  readonly body?: string
+  /** false: the page loads no widget (a test injects it later). */
+  readonly withScript?: boolean
+}
+
+/** A host page that embeds the widget as the README tells a site to. */
+export const hostPage = (options: PageOptions) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Host page</title>
+${options.head ?? ""}
+</head>
+<body>
+${options.body ?? "<h1>A customer's site</h1><p>Some content of the host page.</p>"}
+${options.config === undefined ? "" : `<script>window.SupportWidgetConfig = ${inlineJson(options.config)}</script>`}
+${options.withScript === false ? "" : `<script src="${options.scriptFrom}/widget.js" async></script>`}
+</body>
+</html>
+`
+
+// ---- a page in the browser -------------------------------------------------------------------------
+
+export interface Session {
+  readonly page: Page
+  /** Text of every `console.error` message, in order. */
+  readonly consoleErrors: Array<string>
+  /** Every uncaught exception of the page. */
+  readonly pageErrors: Array<string>
+  /** Every request the page made (preflights are not reported by Chromium). */
+  readonly requests: Array<Request>
+}
+
+/** A fresh context and page for one test; closed afterwards whatever happens. */
+export const withPage = async <A>(
+  browser: Browser,
+  options: BrowserContextOptions,
+  body: (session: Session) => Promise<A>
+): Promise<A> => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options })
+  try {
+    const page = await context.newPage()
+    page.setDefaultTimeout(15_000)
+    const session: Session = { page, consoleErrors: [], pageErrors: [], requests: [] }
+    page.on("console", (message) => {
+      if (message.type() === "error") session.consoleErrors.push(message.text())
+    })
+    page.on("pageerror", (error) => session.pageErrors.push(String(error)))
+    page.on("request", (request) => session.requests.push(request))
+    return await body(session)
+  } finally {
+    await context.close().catch(() => undefined)
+  }
+}
+
+/** An element of the widget by its test id, through the open shadow root of the host. */
+export const widget = (page: Page, testId: string): Locator => page.locator(`#support-widget-host [data-testid=${testId}]`)
+
+export const field = (page: Page, name: string): Locator => widget(page, `field-${name}`)
+
+/** Waits for the launcher, clicks it, and waits for the panel. */
+export const openPanel = async (page: Page) => {
+  await widget(page, "launcher").waitFor({ state: "visible" })
+  await widget(page, "launcher").click()
+  await widget(page, "panel").waitFor({ state: "visible" })
+}
+
+export interface FormValues {
+  readonly name?: string
+  readonly email?: string
+  readonly subject?: string
+  readonly message?: string
+}
+
+export const fillForm = async (page: Page, values: FormValues) => {
+  for (const name of ["name", "email", "subject", "message"] as const) {
+    const value = values[name]
+    if (value !== undefined) await field(page, name).fill(value)
+  }
+}
+
+export const formValues = async (page: Page, names: ReadonlyArray<string>) => {
+  const values: Record<string, string> = {}
+  for (const name of names) values[name] = await field(page, name).inputValue()
+  return values
+}
+
+/** Which element has focus: the page's `activeElement`, and inside the widget's shadow root. */
+export const focusOf = (page: Page) =>
+  page.evaluate(() => {
+    const active = document.activeElement
+    const inner = active?.shadowRoot?.activeElement ?? null
+    return {
+      pageId: active?.id ?? null,
+      pageTag: active?.tagName.toLowerCase() ?? null,
+      widgetTestId: inner?.getAttribute("data-testid") ?? null,
+      inPanel: inner?.closest("[data-testid=panel]") != null
+    }
+  })
+
+/** Settles pending requests of the given kind: none in flight. */
+export const idle = async (page: Page, requests: ReadonlyArray<Request>, matches: (request: Request) => boolean) => {
+  for (const request of requests.filter(matches)) {
+    await request.response().catch(() => undefined)
+  }
+  // one more turn for a request started by the answer to the last one
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)))
+}
+
+// ---- colours -----------------------------------------------------------------------------------------
+
+export type Rgba = readonly [number, number, number, number]
+
+/** A computed colour (`rgb(…)` / `rgba(…)`) as numbers; throws on anything else. */
+export const parseCssColour = (value: string): Rgba => {
+  const match = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+))?\s*\)$/.exec(value.trim())
+  if (match === null) throw new Error(`not an rgb() colour: ${value}`)
+  return [Number(match[1]), Number(match[2]), Number(match[3]), match[4] === undefined ? 1 : Number(match[4])]
+}
+
+export const luminance = ([r, g, b]: Rgba) => {
+  const [R, G, B] = [r, g, b].map((c) => {
+    const s = c / 255
+    return s <= 0.03928 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4)
+  })
+  return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!
+}
+
+/** WCAG 2.x contrast ratio of two opaque colours. */
+export const contrast = (a: Rgba, b: Rgba) => {
+  const [la, lb] = [luminance(a), luminance(b)]
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05)
+}
+
+/**
+ * The text colour of an element and the first opaque background behind it in the tree
+ * (climbing out of the shadow root to the host when needed).
+ */
+export const coloursOf = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const text = getComputedStyle(element).color
+    let node: Element | null = element
+    while (node !== null) {
+      const background = getComputedStyle(node).backgroundColor
+      if (background !== "transparent" && !/rgba\([^)]*,\s*0\)$/.test(background)) return { text, background }
+      node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)
+    }
+    return { text, background: "rgb(255, 255, 255)" }
+  })

@@ -1,0 +1,871 @@
+/**
+ * The embeddable widget (`/widget.js`) in a real browser (Debian's Chromium through
+ * playwright-core), embedded in pages of a host site on another origin than the service, against
+ * the whole service running in-process.
+ *
+ * PGlite only: what is under test is the browser side and its HTTP contract; the service's
+ * behaviour on PostgreSQL is covered by the suites under test/Http.
+ *
+ * Screenshots of the open panel go to `.artifacts/` at the repository root.
+ */
+import { layer } from "@effect/vitest"
+import { NodeContext } from "@effect/platform-node"
+import { Effect } from "effect"
+import { existsSync, mkdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { gzipSync } from "node:zlib"
+import { type Browser, chromium, type Request } from "playwright-core"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { seedDemo } from "../../src/Demo/Demo.ts"
+import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+import {
+  artifactsDir,
+  chromiumPath,
+  coloursOf,
+  contrast,
+  ensureWidgetBuilt,
+  field,
+  fillForm,
+  focusOf,
+  formValues,
+  type HostSite,
+  hostPage,
+  idle,
+  openPanel,
+  parseCssColour,
+  type Session,
+  startHostSite,
+  widget,
+  withPage
+} from "./Harness.ts"
+
+const hasChromium = existsSync(chromiumPath)
+const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
+const skipReason = !hasChromium
+  ? `skipped: no Chromium at ${chromiumPath} (CI installs Debian's chromium package)`
+  : notBuilt !== undefined
+  ? `skipped: ${notBuilt}`
+  : undefined
+
+const DEFAULT_BLUE = "rgb(2, 132, 199)" // #0284c7
+const YELLOW = "rgb(253, 224, 71)" // #fde047
+
+/** A word no other ticket of the run contains, so search finds exactly the tickets of one test. */
+const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 10).replace(/\d/g, "x")}`
+
+const isTicketPost = (request: Request) => request.method() === "POST" && new URL(request.url()).pathname === "/v1/tickets"
+
+/** The tickets whose text contains `word`, through unified search with the project's full key. */
+const ticketsMatching = async (server: TestServerShape, key: string, word: string) => {
+  const found = await server.request("GET", `/v1/search?q=${encodeURIComponent(word)}&types=tickets`, { key })
+  expect(found.status, found.text).toBe(200)
+  return found.body as { total: number; results: Array<{ id: string; ticket_number: number; title: string }> }
+}
+
+const adminTicket = async (server: TestServerShape, projectId: string, ticketId: string) => {
+  const read = await server.request("GET", `/v1/admin/projects/${projectId}/tickets/${ticketId}`, { key: adminToken })
+  expect(read.status, read.text).toBe(200)
+  return read.body
+}
+
+/** The ticket number the status line shows, once it shows one. */
+const shownTicketNumber = async (session: Session) => {
+  const status = widget(session.page, "status")
+  await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/#\d+/)
+  return Number(/#(\d+)/.exec((await status.textContent())!)![1])
+}
+
+let browser: Browser
+let site: HostSite
+
+describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` (${skipReason})` : ""}`, () => {
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
+    site = await startHostSite()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await site?.close()
+  })
+
+  layer(testServer("pglite", {}, undefined), { excludeTestServices: true })((it) => {
+    /** A test with the service, a project with a widget key, and a fresh browser context. */
+    const browserTest = (
+      name: string,
+      body: (
+        server: TestServerShape,
+        project: Awaited<ReturnType<typeof createProject>>
+      ) => Promise<void>
+    ) =>
+      it.effect(name, () =>
+        Effect.flatMap(TestServer, (server) =>
+          Effect.promise(async () => {
+            const project = await createProject(server, name.slice(0, 60))
+            await body(server, project)
+          })))
+
+    /** The page of `options` in a fresh context; no uncaught exception may reach the page. */
+    const onPage = async (
+      options: Parameters<typeof hostPage>[0],
+      body: (session: Session) => Promise<void>,
+      contextOptions: Parameters<typeof withPage>[1] = {}
+    ) =>
+      withPage(browser, contextOptions, async (session) => {
+        await session.page.goto(site.add(hostPage(options)))
+        await body(session)
+        expect(session.pageErrors, "uncaught exceptions in the page").toEqual([])
+      })
+
+    const config = (server: TestServerShape, key: string, extra: Record<string, unknown> = {}) => ({
+      projectKey: key,
+      baseUrl: server.baseUrl,
+      ...extra
+    })
+
+    // ---- 1. defaults --------------------------------------------------------------------------------
+
+    browserTest("renders with the defaults: bottom-right launcher in #0284c7, greeting, name and email", async (server, { widgetKey }) => {
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async ({ page }) => {
+        const launcher = widget(page, "launcher")
+        await launcher.waitFor({ state: "visible" })
+        const box = (await launcher.boundingBox())!
+        expect(box.x + box.width).toBeGreaterThan(1280 - 120)
+        expect(box.x).toBeGreaterThan(640)
+        expect(box.y + box.height).toBeGreaterThan(800 - 120)
+
+        const launcherColours = await launcher.evaluate((el) => {
+          const style = getComputedStyle(el)
+          return { background: style.backgroundColor, text: style.color }
+        })
+        expect(launcherColours.background).toBe(DEFAULT_BLUE)
+        // the launcher is opened by keyboard and screen readers too: it must say what it is
+        expect(await launcher.evaluate((el) => el.tagName.toLowerCase())).toBe("button")
+        expect((await launcher.getAttribute("aria-label")) ?? (await launcher.textContent())).toMatch(/\w/)
+
+        await openPanel(page)
+        expect(await widget(page, "greeting").textContent()).toBe("How can we help?")
+        expect(await field(page, "name").isVisible()).toBe(true)
+        expect(await field(page, "email").isVisible()).toBe(true)
+        expect(await field(page, "subject").isVisible()).toBe(true)
+        expect(await field(page, "message").isVisible()).toBe(true)
+        expect(await field(page, "priority").isHidden()).toBe(true)
+
+        // the header is painted with the colour, and its text must be readable on it
+        const header = await coloursOf(widget(page, "greeting"))
+        expect(header.background, "the header uses the configured colour").toBe(DEFAULT_BLUE)
+        const ratios = {
+          launcher: contrast(parseCssColour(launcherColours.text), parseCssColour(launcherColours.background)),
+          header: contrast(parseCssColour(header.text), parseCssColour(header.background))
+        }
+        expect(ratios.launcher, `launcher text ${launcherColours.text} on ${launcherColours.background}`)
+          .toBeGreaterThanOrEqual(4.5)
+        expect(ratios.header, `header text ${header.text} on ${header.background}`).toBeGreaterThanOrEqual(4.5)
+        // whatever else is painted with the colour (the submit button) is readable too
+        const submit = await coloursOf(widget(page, "submit"))
+        expect(
+          submit.background === DEFAULT_BLUE
+            ? contrast(parseCssColour(submit.text), parseCssColour(submit.background))
+            : Infinity,
+          `submit text ${submit.text} on ${submit.background}`
+        ).toBeGreaterThanOrEqual(4.5)
+      })
+    })
+
+    // ---- 2. each setting ---------------------------------------------------------------------------
+
+    browserTest("color: a light colour (#fde047) gets dark text on the launcher and header", async (server, { widgetKey }) => {
+      await onPage(
+        { scriptFrom: server.baseUrl, config: config(server, widgetKey, { color: "#fde047" }) },
+        async ({ page }) => {
+          const launcher = widget(page, "launcher")
+          await launcher.waitFor({ state: "visible" })
+          const colours = await launcher.evaluate((el) => ({
+            background: getComputedStyle(el).backgroundColor,
+            text: getComputedStyle(el).color
+          }))
+          expect(colours.background).toBe(YELLOW)
+          const [r, g, b] = parseCssColour(colours.text)
+          expect(Math.max(r, g, b), `dark text on yellow, got ${colours.text}`).toBeLessThan(80)
+          expect(contrast(parseCssColour(colours.text), parseCssColour(colours.background))).toBeGreaterThanOrEqual(4.5)
+
+          await openPanel(page)
+          const header = await coloursOf(widget(page, "greeting"))
+          expect(header.background).toBe(YELLOW)
+          expect(contrast(parseCssColour(header.text), parseCssColour(header.background))).toBeGreaterThanOrEqual(4.5)
+        }
+      )
+    })
+
+    browserTest("position: bottom-left puts the launcher (and the panel) at the left edge", async (server, { widgetKey }) => {
+      await onPage(
+        { scriptFrom: server.baseUrl, config: config(server, widgetKey, { position: "bottom-left" }) },
+        async ({ page }) => {
+          const launcher = widget(page, "launcher")
+          await launcher.waitFor({ state: "visible" })
+          const box = (await launcher.boundingBox())!
+          expect(box.x).toBeLessThan(120)
+          expect(box.y + box.height).toBeGreaterThan(800 - 120)
+          await openPanel(page)
+          const panel = (await widget(page, "panel").boundingBox())!
+          expect(panel.x).toBeLessThan(120)
+          expect(panel.x + panel.width).toBeLessThan(640)
+        }
+      )
+    })
+
+    browserTest("greeting and fields.name false: the greeting is shown, the name field is not", async (server, { widgetKey }) => {
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          config: config(server, widgetKey, { greeting: "Hallo! <b>Wie</b> können wir helfen?", fields: { name: false } })
+        },
+        async ({ page }) => {
+          await openPanel(page)
+          // text, not markup
+          expect(await widget(page, "greeting").textContent()).toBe("Hallo! <b>Wie</b> können wir helfen?")
+          expect(await field(page, "name").isHidden()).toBe(true)
+          expect(await field(page, "email").isVisible()).toBe(true)
+          expect(await field(page, "priority").isHidden()).toBe(true)
+        }
+      )
+    })
+
+    browserTest("fields.email false hides the email field and keeps the name", async (server, { widgetKey }) => {
+      await onPage(
+        { scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { email: false } }) },
+        async ({ page }) => {
+          await openPanel(page)
+          expect(await field(page, "email").isHidden()).toBe(true)
+          expect(await field(page, "name").isVisible()).toBe(true)
+        }
+      )
+    })
+
+    browserTest("fields.priority true shows a select of four priorities in words", async (server, { widgetKey }) => {
+      await onPage(
+        { scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) },
+        async ({ page }) => {
+          await openPanel(page)
+          const priority = field(page, "priority")
+          expect(await priority.isVisible()).toBe(true)
+          expect(await priority.evaluate((el) => el.tagName.toLowerCase())).toBe("select")
+          const options = await priority.locator("option").allTextContents()
+          expect(options).toHaveLength(4)
+          for (const label of options) {
+            // words for people, not the API's p1_critical
+            expect(label.trim()).toMatch(/^[A-Za-z][A-Za-z ]+$/)
+          }
+          expect(new Set(options.map((o) => o.trim().toLowerCase())).size).toBe(4)
+        }
+      )
+    })
+
+    browserTest("projectKey and baseUrl: every API request goes to baseUrl with that Bearer key", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page, requests } = session
+        await openPanel(page)
+        await field(page, "subject").pressSequentially(`Password ${word}`)
+        await expect.poll(() => requests.filter((r) => r.url().includes("/v1/articles/search")).length).toBeGreaterThan(0)
+        await fillForm(page, { email: "kim@example.com", message: "Where is the reset link?" })
+        await widget(page, "submit").click()
+        await shownTicketNumber(session)
+
+        const api = requests.filter((r) => r.url().includes("/v1/"))
+        expect(api.some(isTicketPost)).toBe(true)
+        for (const request of api) {
+          expect(request.url().startsWith(`${server.baseUrl}/v1/`), request.url()).toBe(true)
+          expect((await request.allHeaders()).authorization, request.url()).toBe(`Bearer ${widgetKey}`)
+        }
+      })
+      expect((await ticketsMatching(server, key, word)).total).toBe(1)
+    })
+
+    // ---- 3. bad configuration -----------------------------------------------------------------------
+
+    const badConfigs: ReadonlyArray<[string, (server: TestServerShape, key: string) => unknown]> = [
+      ["no SupportWidgetConfig at all", () => undefined],
+      ["missing projectKey", (server) => ({ baseUrl: server.baseUrl })],
+      ["missing baseUrl", (_server, key) => ({ projectKey: key })],
+      ['color "blue-ish"', (server, key) => ({ projectKey: key, baseUrl: server.baseUrl, color: "blue-ish" })],
+      ['position "top"', (server, key) => ({ projectKey: key, baseUrl: server.baseUrl, position: "top" })]
+    ]
+    for (const [label, make] of badConfigs) {
+      browserTest(`bad config (${label}): one [support-widget] console error, nothing rendered, no exception`, async (server, { widgetKey }) => {
+        await onPage({ scriptFrom: server.baseUrl, config: make(server, widgetKey) }, async (session) => {
+          const { page } = session
+          // the script is async: the load event waits for it, then give it a moment to report
+          await page.waitForLoadState("load")
+          await expect.poll(() => session.consoleErrors.length).toBeGreaterThan(0)
+          await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)))
+          expect(session.consoleErrors).toHaveLength(1)
+          expect(session.consoleErrors[0]).toMatch(/^\[support-widget\]/)
+          expect(await page.locator("#support-widget-host").count()).toBe(0)
+          expect(await widget(page, "launcher").isHidden()).toBe(true)
+          expect(session.requests.filter((r) => r.url().includes("/v1/"))).toEqual([])
+        })
+      })
+    }
+
+    browserTest("a synchronous script in <head> (before <body> exists) still renders", async (server, { widgetKey }) => {
+      const head = `<script>window.SupportWidgetConfig = ${JSON.stringify(config(server, widgetKey))}</script>
+        <script src="${server.baseUrl}/widget.js"></script>`
+      await onPage({ scriptFrom: server.baseUrl, withScript: false, head }, async ({ page }) => {
+        await widget(page, "launcher").waitFor({ state: "visible" })
+        expect(await page.locator("#support-widget-host").count()).toBe(1)
+      })
+    })
+
+    browserTest("the script included twice renders one widget", async (server, { widgetKey }) => {
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          config: config(server, widgetKey),
+          body: `<p>Twice</p><script src="${server.baseUrl}/widget.js" async></script>`
+        },
+        async (session) => {
+          const { page } = session
+          await page.waitForLoadState("load")
+          await widget(page, "launcher").waitFor({ state: "visible" })
+          expect(await page.locator("#support-widget-host").count()).toBe(1)
+          expect(session.consoleErrors).toEqual([])
+        }
+      )
+    })
+
+    // ---- 4. hostile host page --------------------------------------------------------------------------
+
+    browserTest("survives a hostile host stylesheet: launcher usable, panel opens, ticket filed", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      const hostile = `<style>
+        * { all: unset !important }
+        button { display: none !important }
+        div { background: red !important; font-size: 40px !important }
+      </style>`
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          config: config(server, widgetKey),
+          head: hostile,
+          body: `<div><h1>Hostile site</h1><button>host button</button></div>`
+        },
+        async (session) => {
+          const { page } = session
+          const launcher = widget(page, "launcher")
+          await launcher.waitFor({ state: "visible" })
+          const box = (await launcher.boundingBox())!
+          expect(box.width).toBeGreaterThan(20)
+          expect(box.height).toBeGreaterThan(20)
+          await openPanel(page) // a real click: Playwright checks that nothing covers it
+          const panel = widget(page, "panel")
+          expect(await panel.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgb(255, 0, 0)")
+          expect(await widget(page, "greeting").evaluate((el) => getComputedStyle(el).fontSize)).not.toBe("40px")
+          expect(await field(page, "subject").evaluate((el) => getComputedStyle(el).fontSize)).not.toBe("40px")
+          expect(await widget(page, "submit").isVisible()).toBe(true)
+          await fillForm(page, { name: "Hostile Harry", email: "harry@example.com", subject: `Styles ${word}`, message: "Hi" })
+          await widget(page, "submit").click()
+          await shownTicketNumber(session)
+        }
+      )
+      expect((await ticketsMatching(server, key, word)).total).toBe(1)
+    })
+
+    browserTest("the launcher stays in the viewport when the host page transforms <body>", async (server, { widgetKey }) => {
+      // a transform (or filter) on <body> makes it the containing block of position: fixed descendants
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          config: config(server, widgetKey),
+          head: `<style>body { transform: translateZ(0); margin: 0 }</style>`,
+          body: `<div style="height: 3000px">A long page</div>`
+        },
+        async ({ page }) => {
+          const launcher = widget(page, "launcher")
+          await launcher.waitFor({ state: "visible" })
+          const box = (await launcher.boundingBox())!
+          expect(box.y + box.height, `launcher at y=${box.y} on an 800 px high viewport`).toBeLessThanOrEqual(800)
+          expect(box.y).toBeGreaterThan(800 - 120)
+        }
+      )
+    })
+
+    browserTest("its CSS does not leak into the host page", async (server, { widgetKey }) => {
+      const probes = ["#host-h2", "#host-button", "#host-p", "#host-input", "body"]
+      const properties = [
+        "color",
+        "background-color",
+        "font-family",
+        "font-size",
+        "font-weight",
+        "line-height",
+        "margin",
+        "padding",
+        "border",
+        "border-radius",
+        "box-sizing",
+        "display",
+        "width",
+        "outline"
+      ]
+      const styles = (page: Session["page"]) =>
+        page.evaluate(({ probes, properties }) => ({
+          computed: probes.map((selector) => {
+            const style = getComputedStyle(document.querySelector(selector)!)
+            return [selector, properties.map((p) => `${p}: ${style.getPropertyValue(p)}`)]
+          }),
+          sheets: document.styleSheets.length,
+          adopted: document.adoptedStyleSheets.length
+        }), { probes, properties })
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          withScript: false,
+          head: `<style>body { font-family: Georgia, serif }</style>`,
+          body: `<h2 id="host-h2">Host heading</h2><p id="host-p">Text</p>
+            <button id="host-button">Host button</button><input id="host-input">`
+        },
+        async ({ page }) => {
+          const before = await styles(page)
+          // as a single-page app would embed it: config, then the script, after the page has loaded
+          await page.evaluate(({ cfg, src }) => {
+            ;(window as any).SupportWidgetConfig = cfg
+            const script = document.createElement("script")
+            script.src = src
+            script.async = true
+            document.body.appendChild(script)
+          }, { cfg: config(server, widgetKey), src: `${server.baseUrl}/widget.js` })
+          await openPanel(page)
+          expect(await styles(page)).toEqual(before)
+        }
+      )
+    })
+
+    // ---- 5. filing a ticket --------------------------------------------------------------------------
+
+    browserTest("files a ticket by clicking: number shown, stored with source widget, sender and priority", async (server, { widgetKey, key, projectId }) => {
+      const word = uniqueWord()
+      const subject = `Invoice missing ${word}`
+      await onPage(
+        { scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) },
+        async (session) => {
+          const { page } = session
+          await openPanel(page)
+          await fillForm(page, { name: "Grace Hopper", email: "Grace@Example.com", subject, message: "My March invoice is missing." })
+          const high = (await field(page, "priority").locator("option").allTextContents()).find((o) => /high/i.test(o))
+          expect(high, "a High priority option").toBeDefined()
+          await field(page, "priority").selectOption({ label: high! })
+          await widget(page, "submit").click()
+          const number = await shownTicketNumber(session)
+          // the status line is announced to screen readers
+          const status = widget(page, "status")
+          expect(
+            (await status.getAttribute("aria-live")) ?? ((await status.getAttribute("role")) === "status" ? "polite" : null)
+          ).toMatch(/polite|assertive/)
+          expect(await widget(page, "error").textContent()).toBe("")
+
+          const found = await ticketsMatching(server, key, word)
+          expect(found.total).toBe(1)
+          expect(found.results[0]!.ticket_number).toBe(number)
+          const ticket = await adminTicket(server, projectId, found.results[0]!.id)
+          expect(ticket).toMatchObject({
+            subject,
+            source: "widget",
+            sender_name: "Grace Hopper",
+            sender_email: "grace@example.com",
+            priority: "p2_high"
+          })
+          expect(ticket.messages).toEqual([])
+          const post = session.requests.find(isTicketPost)!
+          expect((await post.allHeaders())["idempotency-key"], "an Idempotency-Key on the POST").toMatch(/\S/)
+          expect(post.postDataJSON()).toMatchObject({ source: "widget", body: "My March invoice is missing." })
+        }
+      )
+    })
+
+    browserTest("a double click on submit files one ticket", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        await fillForm(page, { name: "Dee", email: "dee@example.com", subject: `Double ${word}`, message: "Clicked twice" })
+        await widget(page, "submit").dblclick()
+        const number = await shownTicketNumber(session)
+        await idle(page, session.requests, isTicketPost)
+        expect(await widget(page, "error").textContent()).toBe("")
+        const posts = session.requests.filter(isTicketPost)
+        const keys = new Set(await Promise.all(posts.map(async (p) => (await p.allHeaders())["idempotency-key"])))
+        expect(keys.size, "every POST of one form carries the same Idempotency-Key").toBe(1)
+        const found = await ticketsMatching(server, key, word)
+        expect(found.total).toBe(1)
+        expect(found.results[0]!.ticket_number).toBe(number)
+      })
+    })
+
+    // ---- 6. validation -------------------------------------------------------------------------------
+
+    browserTest("a 400 shows the service's message and keeps what was typed", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        // valid for the browser (<input type=email>), not for the service (needs a dot in the domain)
+        const typed = { name: "Alan", email: "alan@example", subject: `Bad email ${word}`, message: "Please help" }
+        await fillForm(page, typed)
+        await widget(page, "submit").click()
+        await expect.poll(() => widget(page, "error").textContent()).toBe("sender_email must be a valid email address")
+        expect(await widget(page, "error").isVisible()).toBe(true)
+        expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
+        expect(await widget(page, "status").textContent()).not.toMatch(/#\d+/)
+
+        // the subject field stops at the service's 200 characters, so that limit never costs a round trip
+        await field(page, "subject").fill(`${word} ${"x".repeat(1000)}`)
+        expect((await formValues(page, ["subject"])).subject).toHaveLength(200)
+      })
+      expect((await ticketsMatching(server, key, word)).total).toBe(0)
+    })
+
+    // ---- 7. deflection -------------------------------------------------------------------------------
+
+    browserTest("typing a subject suggests at most three published articles", async (server, { widgetKey, projectId }) => {
+      const titles = [
+        "How do I reset my password?",
+        "Password reset email never arrives",
+        "Reset your password from the app",
+        "Password rules and reset policy",
+        "Resetting a team member's password"
+      ]
+      for (const [i, title] of titles.entries()) {
+        const created = await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
+          key: adminToken,
+          body: { title, body: `Article ${i}: to reset a password, open Settings and choose Reset password.`, category: "account", published: true }
+        })
+        expect(created.status, created.text).toBe(201)
+      }
+      await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
+        key: adminToken,
+        body: { title: "Draft: reset password internals", body: "reset password", category: "account", published: false }
+      })
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async ({ page }) => {
+        await openPanel(page)
+        await field(page, "subject").pressSequentially("reset password", { delay: 30 })
+        const articles = widget(page, "articles")
+        await expect.poll(() => articles.textContent(), { timeout: 10_000 }).toContain("How do I reset my password?")
+        expect(await articles.isVisible()).toBe(true)
+        const text = (await articles.textContent())!
+        const shown = titles.filter((title) => text.includes(title))
+        expect(shown.length).toBeGreaterThanOrEqual(1)
+        expect(shown.length, `articles shown: ${shown.join(" | ")}`).toBeLessThanOrEqual(3)
+        expect(text).not.toContain("Draft:")
+        // the service's excerpt markup (<mark>) is not shown as text
+        expect(text).not.toMatch(/<\/?mark>/)
+      })
+    })
+
+    browserTest("an article title with markup is shown as text, never run", async (server, { widgetKey, projectId }) => {
+      const title = `Reset password <img src=x onerror="window.__widgetXss=1"> guide`
+      const created = await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
+        key: adminToken,
+        body: { title, body: "How to reset a password.", category: "account", published: true }
+      })
+      expect(created.status, created.text).toBe(201)
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async ({ page }) => {
+        await openPanel(page)
+        await field(page, "subject").pressSequentially("reset password", { delay: 30 })
+        await expect.poll(() => widget(page, "articles").textContent(), { timeout: 10_000 }).toContain(title)
+        expect(await page.evaluate(() => (window as any).__widgetXss)).toBeUndefined()
+        expect(await widget(page, "articles").locator("img").count()).toBe(0)
+      })
+    })
+
+    // ---- 8. keyboard only ------------------------------------------------------------------------------
+
+    browserTest("works by keyboard alone: Tab to the launcher, Enter, type, Enter submits, Escape closes", async (server, { widgetKey, key, projectId }) => {
+      const word = uniqueWord()
+      const values: Record<string, string> = {
+        "field-name": "Kay Board",
+        "field-email": "kay@example.com",
+        "field-subject": `Keyboard ${word}`,
+        "field-message": "Typed without a mouse."
+      }
+      await onPage(
+        {
+          scriptFrom: server.baseUrl,
+          config: config(server, widgetKey),
+          body: `<a id="before" href="#top">A link of the host page</a><p>No other focusable element.</p>`
+        },
+        async (session) => {
+          const { page } = session
+          const { keyboard } = page
+          await widget(page, "launcher").waitFor({ state: "visible" })
+          await keyboard.press("Tab")
+          expect((await focusOf(page)).pageId).toBe("before")
+          await keyboard.press("Tab")
+          expect(await focusOf(page)).toMatchObject({ pageId: "support-widget-host", widgetTestId: "launcher" })
+
+          // open, and Escape at once: closed, focus back on the launcher
+          await keyboard.press("Enter")
+          await widget(page, "panel").waitFor({ state: "visible" })
+          expect((await focusOf(page)).inPanel, "focus moves into the panel").toBe(true)
+          await keyboard.press("Escape")
+          await widget(page, "panel").waitFor({ state: "hidden" })
+          expect(await focusOf(page)).toMatchObject({ pageId: "support-widget-host", widgetTestId: "launcher" })
+
+          // open again and fill the form field by field with Tab
+          await keyboard.press("Enter")
+          await widget(page, "panel").waitFor({ state: "visible" })
+          const order: Array<string> = []
+          for (let step = 0; step < 20; step++) {
+            const focused = (await focusOf(page)).widgetTestId ?? "(none)"
+            order.push(focused)
+            if (focused === "submit") break
+            const value = values[focused]
+            if (value !== undefined) await keyboard.type(value)
+            await keyboard.press("Tab")
+          }
+          const fields = order.filter((id) => id.startsWith("field-") || id === "submit")
+          expect(fields, `Tab order: ${order.join(" → ")}`).toEqual([
+            "field-name",
+            "field-email",
+            "field-subject",
+            "field-message",
+            "submit"
+          ])
+          expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual({
+            name: values["field-name"],
+            email: values["field-email"],
+            subject: values["field-subject"],
+            message: values["field-message"]
+          })
+
+          // back to the subject with Shift+Tab; Enter there submits
+          for (let step = 0; step < 10 && (await focusOf(page)).widgetTestId !== "field-subject"; step++) {
+            await keyboard.press("Shift+Tab")
+          }
+          expect((await focusOf(page)).widgetTestId).toBe("field-subject")
+          await keyboard.press("Enter")
+          const number = await shownTicketNumber(session)
+
+          // after sending, focus is still in the panel, so Escape still closes it
+          expect((await focusOf(page)).inPanel, "focus stays in the panel after sending").toBe(true)
+          await keyboard.press("Escape")
+          await widget(page, "panel").waitFor({ state: "hidden" })
+          expect(await focusOf(page)).toMatchObject({ pageId: "support-widget-host", widgetTestId: "launcher" })
+
+          const found = await ticketsMatching(server, key, word)
+          expect(found.total).toBe(1)
+          expect(found.results[0]!.ticket_number).toBe(number)
+          expect(await adminTicket(server, projectId, found.results[0]!.id)).toMatchObject({
+            source: "widget",
+            sender_name: "Kay Board",
+            sender_email: "kay@example.com"
+          })
+        }
+      )
+    })
+
+    // ---- 9. network failure ----------------------------------------------------------------------------
+
+    browserTest("network failure keeps the input and offers retry; retry files the ticket", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        await page.route("**/v1/tickets", (route) => route.abort("internetdisconnected"))
+        await openPanel(page)
+        const typed = { name: "Nora", email: "nora@example.com", subject: `Offline ${word}`, message: "Sent while offline" }
+        await fillForm(page, typed)
+        await widget(page, "submit").click()
+        await widget(page, "retry").waitFor({ state: "visible" })
+        expect(await widget(page, "error").textContent()).toMatch(/\w/)
+        expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
+        expect((await ticketsMatching(server, key, word)).total).toBe(0)
+
+        await page.unroute("**/v1/tickets")
+        await widget(page, "retry").click()
+        const number = await shownTicketNumber(session)
+        expect(await widget(page, "error").textContent()).toBe("")
+        expect(await widget(page, "retry").isHidden()).toBe(true)
+        const found = await ticketsMatching(server, key, word)
+        expect(found.total).toBe(1)
+        expect(found.results[0]!.ticket_number).toBe(number)
+      })
+    })
+
+    browserTest("a retry after a lost response reuses the Idempotency-Key: still one ticket", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        // the request reaches the service (which files the ticket) but the answer never arrives
+        let reached = 0
+        await page.route("**/v1/tickets", async (route) => {
+          await route.fetch()
+          reached++
+          await route.abort("connectionreset")
+        })
+        await openPanel(page)
+        await fillForm(page, { name: "Lou", email: "lou@example.com", subject: `Lost answer ${word}`, message: "Hello?" })
+        await widget(page, "submit").click()
+        await widget(page, "retry").waitFor({ state: "visible" })
+        expect(reached).toBe(1)
+        expect((await ticketsMatching(server, key, word)).total).toBe(1)
+
+        await page.unroute("**/v1/tickets")
+        await widget(page, "retry").click()
+        await shownTicketNumber(session)
+        const posts = session.requests.filter(isTicketPost)
+        expect(posts.length).toBe(2)
+        const keys = await Promise.all(posts.map(async (p) => (await p.allHeaders())["idempotency-key"]))
+        expect(keys[0]).toBe(keys[1])
+        expect((await ticketsMatching(server, key, word)).total).toBe(1)
+      })
+    })
+
+    // ---- 10. 429 ---------------------------------------------------------------------------------------
+
+    browserTest("a 429 is retried after Retry-After: one ticket, number shown", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        let attempts = 0
+        await page.route("**/v1/tickets", async (route) => {
+          if (route.request().method() !== "POST") return route.continue()
+          attempts++
+          if (attempts > 1) return route.continue()
+          return route.fulfill({
+            status: 429,
+            headers: {
+              "content-type": "application/json; charset=utf-8",
+              "retry-after": "1",
+              "access-control-allow-origin": "*",
+              "access-control-expose-headers": "Retry-After"
+            },
+            body: JSON.stringify({ error: { code: "RATE_LIMITED", message: "rate limit exceeded; retry in 1 second" } })
+          })
+        })
+        await openPanel(page)
+        await fillForm(page, { name: "Ray", email: "ray@example.com", subject: `Busy ${word}`, message: "Busy service" })
+        await widget(page, "submit").click()
+        const number = await shownTicketNumber(session)
+        await idle(page, session.requests, isTicketPost)
+        expect(attempts).toBe(2)
+        const found = await ticketsMatching(server, key, word)
+        expect(found.total).toBe(1)
+        expect(found.results[0]!.ticket_number).toBe(number)
+        const keys = new Set(
+          await Promise.all(session.requests.filter(isTicketPost).map(async (p) => (await p.allHeaders())["idempotency-key"]))
+        )
+        expect(keys.size, "the retry carries the same Idempotency-Key").toBe(1)
+      })
+    })
+
+    // ---- 11. the script's HTTP contract ---------------------------------------------------------------
+
+    it.effect("GET /widget.js: JavaScript, ETag and 304, CORS open, at most 15 KB gzipped", () =>
+      Effect.flatMap(TestServer, (server) =>
+        Effect.promise(async () => {
+          const first = await fetch(`${server.baseUrl}/widget.js`, { headers: { origin: "https://customer.example" } })
+          const text = await first.text()
+          expect(first.status).toBe(200)
+          expect(first.headers.get("content-type")).toMatch(/^text\/javascript/)
+          expect(first.headers.get("access-control-allow-origin")).toBe("*")
+          expect(first.headers.get("cache-control")).toMatch(/\S/)
+          const etag = first.headers.get("etag")
+          expect(etag).toMatch(/\S/)
+          expect(first.headers.get("authorization")).toBeNull()
+
+          const again = await fetch(`${server.baseUrl}/widget.js`, { headers: { "if-none-match": etag! } })
+          expect(again.status).toBe(304)
+          expect(again.headers.get("etag")).toBe(etag)
+          expect(await again.text()).toBe("")
+
+          const raw = Buffer.byteLength(text)
+          const gzipped = gzipSync(Buffer.from(text), { level: 9 }).length
+          console.log(`widget.js: ${raw} bytes, ${gzipped} bytes gzipped (level 9)`)
+          expect(gzipped).toBeLessThanOrEqual(15 * 1024)
+        })))
+
+    it.effect("GET /widget.js: If-None-Match is compared weakly and may list several tags (RFC 9110 13.1.2)", () =>
+      Effect.flatMap(TestServer, (server) =>
+        Effect.promise(async () => {
+          const etag = (await fetch(`${server.baseUrl}/widget.js`)).headers.get("etag")!
+          // what a browser sends back after a compressing proxy (nginx gzip) weakened the tag, a list, and *
+          const statuses: Record<string, number> = {}
+          for (const ifNoneMatch of [etag, `W/${etag}`, `"something-else", ${etag}`, "*"]) {
+            const response = await fetch(`${server.baseUrl}/widget.js`, { headers: { "if-none-match": ifNoneMatch } })
+            statuses[ifNoneMatch] = response.status
+          }
+          expect(statuses).toEqual({ [etag]: 304, [`W/${etag}`]: 304, [`"something-else", ${etag}`]: 304, "*": 304 })
+        })))
+
+    // ---- 12. the demo page ------------------------------------------------------------------------------
+
+    it.effect("the demo page at / shows the widget with a widget-scoped key", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        // what `npm start` does on a new embedded database
+        yield* seedDemo().pipe(Effect.provide(NodeContext.layer), Effect.orDie)
+        yield* Effect.promise(() =>
+          withPage(browser, {}, async (session) => {
+            const { page } = session
+            const response = await page.goto(`${server.baseUrl}/`)
+            expect(response!.status()).toBe(200)
+            await widget(page, "launcher").waitFor({ state: "visible" })
+            const source = await response!.text()
+            // the key the page configures (the page also shows a sample snippet with a placeholder key)
+            const demoKey = await page.evaluate(() => (window as any).SupportWidgetConfig.projectKey as string)
+            expect(source).toContain(JSON.stringify(demoKey))
+            expect(demoKey).toMatch(/^tf_/)
+
+            const filed = await server.request("POST", "/v1/tickets", {
+              key: demoKey,
+              body: { subject: "From the demo key", body: "Hello" }
+            })
+            expect(filed.status, filed.text).toBe(202)
+            const search = await server.request("GET", "/v1/search?q=password", { key: demoKey })
+            expect(search.status, search.text).toBe(403)
+
+            // and the widget on it finds the demo help centre
+            await openPanel(page)
+            await field(page, "subject").pressSequentially("reset password", { delay: 30 })
+            await expect.poll(() => widget(page, "articles").textContent(), { timeout: 10_000 })
+              .toContain("How do I reset my password?")
+            expect(session.pageErrors).toEqual([])
+          })
+        )
+      }))
+
+    // ---- 13. screenshots --------------------------------------------------------------------------------
+
+    browserTest("screenshots of the open panel at 1280×800 and 360×740 (fits the phone's width)", async (server, { widgetKey }) => {
+      mkdirSync(artifactsDir, { recursive: true })
+      const shots: ReadonlyArray<[string, { width: number; height: number }]> = [
+        ["widget-desktop.png", { width: 1280, height: 800 }],
+        ["widget-phone.png", { width: 360, height: 740 }]
+      ]
+      for (const [file, viewport] of shots) {
+        await onPage(
+          { scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) },
+          async ({ page }) => {
+            await openPanel(page)
+            const panel = (await widget(page, "panel").boundingBox())!
+            expect(panel.x, `${file}: panel left edge`).toBeGreaterThanOrEqual(0)
+            expect(panel.x + panel.width, `${file}: panel right edge`).toBeLessThanOrEqual(viewport.width)
+            expect(panel.y, `${file}: panel top edge`).toBeGreaterThanOrEqual(0)
+            // every control can be reached and is not clipped sideways
+            for (const id of ["field-name", "field-email", "field-subject", "field-message", "submit", "close"]) {
+              const control = widget(page, id)
+              await control.scrollIntoViewIfNeeded()
+              const box = (await control.boundingBox())!
+              expect(box.x, `${file}: ${id}`).toBeGreaterThanOrEqual(0)
+              expect(box.x + box.width, `${file}: ${id}`).toBeLessThanOrEqual(viewport.width)
+            }
+            await widget(page, "greeting").scrollIntoViewIfNeeded()
+            const path = join(artifactsDir, file)
+            await page.screenshot({ path })
+            expect(statSync(path).size).toBeGreaterThan(1000)
+          },
+          { viewport }
+        )
+      }
+    })
+  })
+})
