@@ -53,7 +53,8 @@ export const startService = async (
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`)
     try {
-      const response = await fetch(`${baseUrl}/health`)
+      // a socket that accepts and never answers must not stall the wait past its deadline
+      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) })
       if (response.ok) return { baseUrl, output: () => output, stop, crash }
     } catch {
       // not listening yet
