@@ -2,12 +2,12 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger } from "effect"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
-import { HttpLive, listen, ServicesLive } from "./Http/Server.ts"
+import { listen, serveOn, ServicesLive } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { StartupLive } from "./Startup.ts"
 
 const MainLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-  Layer.merge(HttpLive.pipe(Layer.provide(listen(config.port, config.host))), PipelineLive).pipe(
+  Layer.merge(serveOn(listen(config.port, config.host)), PipelineLive).pipe(
     // the first request must find the demo project: seed before the port opens
     Layer.provide(StartupLive),
     Layer.provide(ServicesLive),

@@ -52,14 +52,28 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([ProjectAuthLive, AdminAuthLive])
 )
 
-/** The routes and middleware of the service, on whatever HttpServer is provided. */
-export const HttpLive = HttpApiBuilder.serve().pipe(
+const served = HttpApiBuilder.serve().pipe(
   // no trace exporter is configured: a span per request would be built and thrown away
-  HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(EnvelopeLive),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(ApiLive)
+  HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
+const routesAndMiddleware = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  layer.pipe(
+    Layer.provide(EnvelopeLive),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(ApiLive)
+  )
+
+/** The routes and middleware of the service, on whatever HttpServer is provided. */
+export const HttpLive = routesAndMiddleware(served)
+
 export const listen = (port: number, host: string) => NodeHttpServer.layer(createServer, { port, host })
+
+/**
+ * The service on `server`, which starts listening only once every route is built: a socket
+ * open before that accepts requests that nothing would ever answer.
+ */
+export const serveOn = (server: ReturnType<typeof listen>) =>
+  routesAndMiddleware(served.pipe(Layer.provide(server)))
+
