@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest"
 import { matches, type TicketFacts } from "../../src/Automation/Conditions.ts"
 import type { Condition } from "../../src/Domain/Automation.ts"
 import { databaseKinds } from "../support/Databases.ts"
+import { eventually } from "../support/Eventually.ts"
 import { receiver } from "../support/Receiver.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
@@ -89,28 +90,6 @@ describe("automation conditions", () => {
 })
 
 // --- over HTTP -------------------------------------------------------------------------------
-
-const pollEvery = 50
-const patience = 15_000
-
-/** Polls `probe` every 50 ms for at most 15 s; then fails naming what it waited for and what it saw last. */
-const eventually = <A, E, R>(
-  what: string,
-  probe: Effect.Effect<{ readonly done: boolean; readonly value: A }, E, R>
-): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + patience
-    for (;;) {
-      const seen = yield* probe
-      if (seen.done) return seen.value
-      if (Date.now() > deadline) {
-        return yield* Effect.dieMessage(
-          `gave up after ${patience} ms waiting for ${what}; last seen: ${JSON.stringify(seen.value)}`
-        )
-      }
-      yield* Effect.sleep(pollEvery)
-    }
-  })
 
 interface JobRow {
   readonly kind: string

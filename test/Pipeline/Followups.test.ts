@@ -8,34 +8,8 @@ import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { Notifier } from "../../src/Notifier/Notifier.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
 import { databaseKinds } from "../support/Databases.ts"
+import { eventually } from "../support/Eventually.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
-
-// --- waiting for the background pipeline -------------------------------------------------
-
-const pollEvery = 50
-const patience = 15_000
-
-/**
- * Runs `probe` every 50 ms until it answers something other than `undefined`, for at most
- * 15 s; then fails naming what it waited for and the last thing it saw.
- */
-const eventually = <A, E, R>(
-  what: string,
-  probe: Effect.Effect<{ readonly done: boolean; readonly value: A }, E, R>
-): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + patience
-    for (;;) {
-      const seen = yield* probe
-      if (seen.done) return seen.value
-      if (Date.now() > deadline) {
-        return yield* Effect.dieMessage(
-          `gave up after ${patience} ms waiting for ${what}; last seen: ${JSON.stringify(seen.value)}`
-        )
-      }
-      yield* Effect.sleep(pollEvery)
-    }
-  })
 
 const call = (server: TestServerShape, ...args: Parameters<TestServerShape["request"]>) =>
   Effect.promise(() => server.request(...args))

@@ -20,51 +20,6 @@ export interface RunningService {
   readonly crash: () => Promise<void>
 }
 
-/** Starts the service as a separate process (`npm start` or Deno) and waits until /health answers. */
-export const startService = async (
-  command: string,
-  args: ReadonlyArray<string>,
-  env: Record<string, string>,
-  timeoutMs = 90_000
-): Promise<RunningService> => {
-  const port = await freePort()
-  const child: ChildProcess = spawn(command, args, {
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout!.on("data", (chunk) => (output += chunk))
-  child.stderr!.on("data", (chunk) => (output += chunk))
-  const baseUrl = `http://127.0.0.1:${port}`
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once("exit", () => resolve())
-      child.kill("SIGTERM")
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
-    })
-  const crash = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      child.once("exit", () => resolve())
-      child.kill("SIGKILL")
-    })
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`)
-    try {
-      // a socket that accepts and never answers must not stall the wait past its deadline
-      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) })
-      if (response.ok) return { baseUrl, output: () => output, stop, crash }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  await stop()
-  throw new Error(`service did not answer /health within ${timeoutMs} ms:\n${output}`)
-}
-
 const json = { "content-type": "application/json" }
 
 /** A project and its full key on a service running in another process, through the admin API. */
@@ -133,7 +88,8 @@ export const startServiceProcess = async (
   while (Date.now() < deadline) {
     if (gone()) throw new Error(`service exited with ${child.exitCode ?? child.signalCode}:\n${output}`)
     try {
-      const response = await fetch(`${baseUrl}/health`)
+      // a socket that accepts and never answers must not stall the wait past its deadline
+      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) })
       if (response.ok) return { baseUrl, output: () => output, stop, crash, pid: child.pid!, signal, exited }
     } catch {
       // not listening yet
@@ -143,3 +99,11 @@ export const startServiceProcess = async (
   await stop()
   throw new Error(`service did not answer /health within ${timeoutMs} ms:\n${output}`)
 }
+
+/** Starts the service as a separate process (`npm start` or Deno) and waits until /health answers. */
+export const startService: (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs?: number
+) => Promise<RunningService> = startServiceProcess
