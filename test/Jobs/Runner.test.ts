@@ -86,13 +86,23 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       expect(new Set(hook.received.map((r) => r.headers["x-service-delivery"])).size).toBe(1)
     }), { timeout: 60_000 })
 
-  it.scopedLive("runs each job once with three runners on one queue", () =>
+  it.scopedLive("runs each job once with three runners on one queue, at most JOB_CONCURRENCY at a time each", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_CONCURRENCY: "triage=3", JOB_POLL_INTERVAL: "200ms" })
       const shared = yield* Layer.build(db)
       const runs: Array<string> = []
+      let inFlight = 0
+      let mostInFlight = 0
       const handlers: Context.Tag.Service<JobHandlers> = {
-        triage: (job) => Effect.zipRight(Effect.sleep("5 millis"), Effect.sync(() => void runs.push(job.id)))
+        triage: (job) =>
+          Effect.sync(() => {
+            inFlight++
+            mostInFlight = Math.max(mostInFlight, inFlight)
+          }).pipe(
+            Effect.zipRight(Effect.sleep("20 millis")),
+            Effect.zipRight(Effect.sync(() => void runs.push(job.id))),
+            Effect.ensuring(Effect.sync(() => void inFlight--))
+          )
       }
       const runner = RunnerLive.pipe(
         Layer.provide(Layer.succeed(JobHandlers, handlers)),
@@ -116,6 +126,9 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       yield* eventually("every job to be done", () =>
         Effect.runPromise(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`).then((r) =>
           r[0]!.n === 0 ? true : undefined))
+      // JOB_CONCURRENCY=triage=3 on each of the three runners
+      expect(mostInFlight).toBeLessThanOrEqual(9)
+      expect(mostInFlight, "jobs ran side by side").toBeGreaterThan(1)
       expect(new Set(runs).size).toBe(60)
       expect(runs).toHaveLength(60)
       expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true)
