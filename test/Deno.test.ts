@@ -1,3 +1,7 @@
+import { execFile } from "node:child_process"
+import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postTicket, provisionProject, type RunningService, startService } from "./support/Process.ts"
@@ -33,4 +37,36 @@ describe("the same sources under Deno 2", () => {
     expect(await read.json()).toMatchObject({ ticket_id, subject: "Hello from Deno", status: "open", ticket_number: 1 })
     expect(service.output()).toContain("demo project")
   })
+})
+
+describe("the client's test file under Deno 2", () => {
+  it("passes in full, on the databases this run uses", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "deno-client-"))
+    const report = join(dir, "report.json")
+    try {
+      const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = execFile(
+          deno,
+          ["run", "-A", "node_modules/vitest/vitest.mjs", "run", "test/client/Client.test.ts", "--reporter=json", `--outputFile=${report}`],
+          {
+            cwd: root,
+            env: { ...process.env, CLIENT_TEST_RUNTIME: "deno", DENO_NO_UPDATE_CHECK: "1" },
+            maxBuffer: 16 * 1024 * 1024
+          },
+          (error, stdout, stderr) => resolve({ code: error ? (child.exitCode ?? 1) : 0, output: `${stdout}${stderr}` })
+        )
+      })
+      const result = JSON.parse(await readFile(report, "utf8"))
+      const failures = result.testResults.flatMap((file: any) =>
+        file.assertionResults.filter((t: any) => t.status !== "passed").map((t: any) => `${t.fullName}: ${t.status}`))
+      expect(failures, run.output.slice(-4000)).toEqual([])
+      expect(run.code).toBe(0)
+      expect(result.numPassedTests).toBe(result.numTotalTests)
+      expect(result.numTotalTests).toBeGreaterThanOrEqual(22)
+      const names = result.testResults.flatMap((file: any) => file.assertionResults.map((t: any) => t.fullName))
+      expect(names).toContain("runs on the runtime it was started with")
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
 })

@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
@@ -113,4 +113,18 @@ export const createProject = async (server: TestServerShape, name = "Test projec
     keyId: created.body.key_id as string,
     widgetKey: widget.body.api_key as string
   }
+}
+
+/**
+ * The same service for suites written with plain promises (the client's, which also runs under
+ * Deno): started on a free loopback port, stopped by `close`.
+ */
+export const startTestServer = async (
+  kind: DatabaseKind,
+  overrides: Record<string, string> = {},
+  options: ServiceOptions = {}
+) => {
+  const runtime = ManagedRuntime.make(testServer(kind, overrides, undefined, options))
+  const server = await runtime.runPromise(TestServer)
+  return { ...server, close: () => runtime.dispose() }
 }

@@ -1,0 +1,43 @@
+/**
+ * The waiting between attempts. Plain timers, not Effect's Clock: the client runs anywhere and
+ * imports nothing.
+ */
+
+/**
+ * "Full jitter" exponential backoff: a random delay between 0 and `min(maxMs, baseMs * 2^retry)`
+ * for the retry numbered `retry` (0 for the first). Spreading retries over the whole window keeps
+ * many clients that were refused together from coming back together.
+ */
+export const backoffDelay = (retry: number, baseMs: number, maxMs: number, random: () => number = Math.random) =>
+  Math.floor(random() * Math.min(maxMs, baseMs * 2 ** retry))
+
+/**
+ * `Retry-After` in milliseconds: either delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Anything else is ignored (undefined), and a date in the past means "now".
+ */
+export const retryAfterMs = (header: string | null, now: number = Date.now()): number | undefined => {
+  if (header === null) return undefined
+  const value = header.trim()
+  if (/^\d+$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/** The reason an aborted signal gives, or a standard `AbortError` when it gives none. */
+export const abortReason = (signal: AbortSignal): unknown =>
+  signal.reason ?? new DOMException("This operation was aborted", "AbortError")
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal))
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(abortReason(signal!))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener("abort", onAbort, { once: true })
+  })

@@ -1,0 +1,232 @@
+/**
+ * The wire shapes of the public API, field for field as they travel (snake_case), so nothing is
+ * renamed between the service and your code. Kept by hand because the client imports nothing;
+ * `test/client/WireTypes.test.ts` holds them equal to the service's own schemas at compile time.
+ */
+
+/** How urgent a ticket is. Triage sets it when the submitter gave none. */
+export type Priority = "p1_critical" | "p2_high" | "p3_medium" | "p4_low"
+
+/** Where a ticket has got to. */
+export type TicketStatus = "open" | "in_progress" | "waiting" | "resolved" | "closed"
+
+/** What a ticket is about, set by triage; `null` until triage has run. */
+export type Category = "billing" | "bug" | "account" | "feature_request" | "question" | "other"
+
+/** Where a ticket came from. */
+export type TicketSource = "api" | "widget" | "email" | "form"
+
+/** Who wrote a message: a contact through the public API, an agent, or the service itself. */
+export type AuthorType = "contact" | "agent" | "system"
+
+/** Body of `POST /v1/tickets`. An optional field given as `null` counts as not given. */
+export interface CreateTicketInput {
+  /** 1 to 200 characters. */
+  readonly subject: string
+  /** 1 to 50,000 characters; Markdown is fine. */
+  readonly body: string
+  readonly sender_email?: string | null
+  readonly sender_name?: string | null
+  /** Given by a person, it is never overwritten by triage. */
+  readonly priority?: Priority | null
+  /** Defaults to `api`. */
+  readonly source?: TicketSource | null
+  /** At most 20 names of 1 to 50 characters. */
+  readonly tags?: ReadonlyArray<string> | null
+  /** Any JSON object of at most 16 KiB, kept with the ticket. */
+  readonly metadata?: Record<string, unknown> | null
+}
+
+/** Answer of `POST /v1/tickets` (202: triage and the rest follow in the background). */
+export interface CreatedTicket {
+  readonly ticket_id: string
+  readonly ticket_number: number
+}
+
+/** One public message of a ticket's conversation; internal notes are never returned. */
+export interface Message {
+  readonly id: string
+  readonly author_type: AuthorType
+  readonly body: string
+  readonly created_at: string
+}
+
+/** A ticket with its public conversation, oldest message first. */
+export interface Ticket {
+  readonly ticket_id: string
+  readonly ticket_number: number
+  readonly subject: string
+  readonly status: TicketStatus
+  readonly priority: Priority
+  readonly category: Category | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly messages: ReadonlyArray<Message>
+}
+
+/** Body of `POST /v1/tickets/:id/messages`. */
+export interface AddMessageInput {
+  /** 1 to 50,000 characters. */
+  readonly body: string
+  /** Associates the message with this contact (created when new). */
+  readonly contact_email?: string | null
+}
+
+/** Answer of `POST /v1/tickets/:id/messages`. */
+export interface AddedMessage {
+  readonly message_id: string
+}
+
+/** One published knowledge-base article that matched. */
+export interface ArticleSearchResult {
+  readonly id: string
+  readonly title: string
+  readonly slug: string
+  readonly excerpt: string
+  readonly category: string
+  readonly relevance: number
+}
+
+/** Answer of `GET /v1/articles/search`; `total` counts every match, before `limit`. */
+export interface ArticleSearchResponse {
+  readonly articles: ReadonlyArray<ArticleSearchResult>
+  readonly total: number
+}
+
+/** The kinds `GET /v1/search` looks through. */
+export type SearchType = "tickets" | "articles" | "contacts"
+
+interface SearchHitBase {
+  readonly id: string
+  readonly title: string
+  readonly excerpt: string
+  readonly relevance: number
+}
+
+/** A ticket that matched a unified search. */
+export interface TicketSearchHit extends SearchHitBase {
+  readonly type: "ticket"
+  readonly ticket_number: number
+  readonly status: string
+}
+
+/** A published article that matched a unified search. */
+export interface ArticleSearchHit extends SearchHitBase {
+  readonly type: "article"
+  readonly slug: string
+}
+
+/** A contact that matched a unified search. */
+export interface ContactSearchHit extends SearchHitBase {
+  readonly type: "contact"
+  readonly email: string
+  readonly name: string | null
+}
+
+/** One result of a unified search; `type` tells which. */
+export type SearchHit = TicketSearchHit | ArticleSearchHit | ContactSearchHit
+
+/** Answer of `GET /v1/search`, most relevant first; `total` counts every match, before `limit`. */
+export interface SearchResponse {
+  readonly results: ReadonlyArray<SearchHit>
+  readonly total: number
+}
+
+/** Answer of `GET /health`. */
+export interface Health {
+  readonly status: string
+  readonly service: string
+  readonly version: string
+}
+
+/** The error envelope every non-2xx answer of the service carries. */
+export interface ErrorEnvelope {
+  readonly error: { readonly code: string; readonly message: string }
+}
+
+/** The codes the service puts in its error envelope. */
+export type ErrorCode =
+  | "VALIDATION_ERROR"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "RATE_LIMITED"
+  | "INTERNAL_ERROR"
+
+/** The events a webhook delivery can carry. */
+export type WebhookEventKind =
+  | "ticket_created"
+  | "ticket_replied"
+  | "ticket_resolved"
+  | "ticket_status_changed"
+  | "ticket_assigned"
+
+interface EventOf<K extends WebhookEventKind, D> {
+  readonly event: K
+  /** When it happened (ISO 8601 UTC); the same on every retry of one delivery. */
+  readonly timestamp: string
+  readonly data: D
+}
+
+/** `ticket_created`: sent as soon as the ticket exists, before triage. */
+export type TicketCreatedEvent = EventOf<"ticket_created", {
+  readonly id: string
+  readonly project_id: string
+  readonly subject: string
+  readonly status: TicketStatus
+  readonly priority: Priority
+  readonly sender_email: string | null
+  readonly created_at: string
+}>
+
+/** `ticket_replied`: a public message was added. */
+export type TicketRepliedEvent = EventOf<"ticket_replied", {
+  readonly id: string
+  readonly project_id: string
+  readonly message_id: string
+  readonly author_type: AuthorType
+  readonly body: string
+  readonly contact_email: string | null
+  readonly created_at: string
+}>
+
+interface StatusChange {
+  readonly id: string
+  readonly project_id: string
+  readonly status: TicketStatus
+  readonly previous_status: TicketStatus
+  readonly updated_at: string
+}
+
+/** `ticket_status_changed`: any change of status. */
+export type TicketStatusChangedEvent = EventOf<"ticket_status_changed", StatusChange>
+
+/** `ticket_resolved`: sent beside `ticket_status_changed` when the new status is `resolved`. */
+export type TicketResolvedEvent = EventOf<"ticket_resolved", StatusChange>
+
+/** An agent as webhook payloads show one. */
+export interface WebhookAgent {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+}
+
+/** `ticket_assigned`: the ticket got an assignee (or another one). */
+export type TicketAssignedEvent = EventOf<"ticket_assigned", {
+  readonly id: string
+  readonly project_id: string
+  readonly assignee: WebhookAgent
+  readonly previous_assignee: WebhookAgent | null
+  readonly updated_at: string
+}>
+
+/** The body of a webhook delivery; switch on `event` to narrow `data`. */
+export type WebhookEvent =
+  | TicketCreatedEvent
+  | TicketRepliedEvent
+  | TicketStatusChangedEvent
+  | TicketResolvedEvent
+  | TicketAssignedEvent

@@ -1,0 +1,512 @@
+// The client against the real service (in-process, on loopback) and against stubs for what the
+// service cannot be made to do on demand. This file also runs under Deno (test/Deno.test.ts), so
+// it uses only what both runtimes have: vitest, node:http through the stub, WebCrypto, fetch.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  ApiError,
+  backoffDelay,
+  createClient,
+  NetworkError,
+  type RetryInfo,
+  type SupportClient,
+  SupportClientError,
+  TimeoutError,
+  verifyWebhook,
+  WebhookVerificationError
+} from "../../src/client/index.ts"
+import { databaseKinds } from "../support/Databases.ts"
+import { type StubAnswer, startStub } from "../support/StubServer.ts"
+import { adminToken, createProject, startTestServer } from "../support/TestServer.ts"
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The error a promise rejects with; fails the test when it resolves. */
+const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    const value = await promise
+    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`)
+  } catch (error) {
+    return error
+  }
+}
+
+const apiError = async (promise: Promise<unknown>) => {
+  const error = await rejection(promise)
+  expect(error).toBeInstanceOf(ApiError)
+  return error as ApiError
+}
+
+const eventually = async <A>(what: string, probe: () => A | undefined, timeoutMs = 15_000): Promise<A> => {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const value = probe()
+    if (value !== undefined) return value
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+it("runs on the runtime it was started with", () => {
+  // test/Deno.test.ts sets this, so a Deno run that silently fell back to Node would fail here
+  if (process.env.CLIENT_TEST_RUNTIME === "deno") expect("Deno" in globalThis).toBe(true)
+  else expect("Deno" in globalThis).toBe(false)
+})
+
+describe.each(databaseKinds)("the client against the service on %s", (kind) => {
+  let service: Awaited<ReturnType<typeof startTestServer>>
+  let project: Awaited<ReturnType<typeof createProject>>
+  let support: SupportClient
+  const admin = (method: string, path: string, body?: unknown) =>
+    service.request(method, `/v1/admin/projects/${project.projectId}${path}`, { key: adminToken, body })
+
+  beforeAll(async () => {
+    service = await startTestServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, { pipeline: "live" })
+    project = await createProject(service, "Client")
+    support = createClient({ apiKey: project.key, baseUrl: service.baseUrl })
+  }, 120_000)
+
+  afterAll(async () => {
+    await service?.close()
+  })
+
+  it("health() reads /health without a key", async () => {
+    const health = await createClient({ apiKey: "tf_not_a_key", baseUrl: service.baseUrl }).health()
+    expect(health).toEqual({ status: "ok", service: expect.any(String), version: expect.any(String) })
+  })
+
+  it("createTicket, getTicket, addMessage: the wire fields as they are, and the conversation in order", async () => {
+    const created = await support.createTicket({
+      subject: "  Cannot export invoices  ",
+      body: "The export button spins forever.",
+      sender_email: "Ada@Example.com",
+      sender_name: "Ada",
+      priority: "p2_high",
+      tags: ["billing", "export"],
+      metadata: { plan: "pro" }
+    })
+    expect(created).toEqual({ ticket_id: expect.stringMatching(uuid), ticket_number: expect.any(Number) })
+
+    const ticket = await support.getTicket(created.ticket_id)
+    expect(ticket).toMatchObject({
+      ticket_id: created.ticket_id,
+      ticket_number: created.ticket_number,
+      subject: "Cannot export invoices",
+      status: "open",
+      priority: "p2_high"
+    })
+    expect(Object.keys(ticket).sort()).toEqual(
+      ["category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+    )
+
+    const first = await support.addMessage(created.ticket_id, { body: "Still broken.", contact_email: "ada@example.com" })
+    const second = await support.addMessage(created.ticket_id, { body: "Now it works, thanks." })
+    expect(first.message_id).toMatch(uuid)
+    const read = await support.getTicket(created.ticket_id, { contactEmail: "ADA@example.com" })
+    const added = read.messages.filter((m) => m.id === first.message_id || m.id === second.message_id)
+    expect(added.map((m) => [m.body, m.author_type])).toEqual([["Still broken.", "contact"], ["Now it works, thanks.", "contact"]])
+    const times = read.messages.map((m) => m.created_at)
+    expect([...times].sort()).toEqual(times)
+  })
+
+  it("reopens a resolved ticket when a message is added", async () => {
+    const { ticket_id } = await support.createTicket({ subject: "Reopen me", body: "x" })
+    expect((await admin("PATCH", `/tickets/${ticket_id}`, { status: "resolved" })).status).toBe(200)
+    await support.addMessage(ticket_id, { body: "It came back." })
+    expect((await support.getTicket(ticket_id)).status).toBe("open")
+  })
+
+  it("createTicket sends an Idempotency-Key of its own: a retry after a lost answer files one ticket", async () => {
+    const keys: Array<string | null> = []
+    let lost = false
+    const losingFetch: typeof fetch = async (input, init) => {
+      keys.push(new Headers(init?.headers).get("idempotency-key"))
+      const response = await fetch(input, init)
+      // the service did the work, but the answer never reaches the caller
+      if (!lost) {
+        lost = true
+        await response.text()
+        throw new TypeError("socket hang up")
+      }
+      return response
+    }
+    const retries: Array<RetryInfo> = []
+    const client = createClient({
+      apiKey: project.key,
+      baseUrl: service.baseUrl,
+      fetch: losingFetch,
+      retryBaseDelayMs: 1,
+      onRetry: (r) => retries.push(r)
+    })
+    const created = await client.createTicket({ subject: "Filed once", body: "Even though the answer got lost" })
+    expect(keys).toHaveLength(2)
+    expect(keys[0]).toMatch(uuid)
+    expect(keys[1]).toBe(keys[0])
+    expect(retries).toEqual([expect.objectContaining({ method: "POST", path: "/v1/tickets", attempt: 2 })])
+    expect(retries[0]!.error).toBeInstanceOf(NetworkError)
+    const next = await support.createTicket({ subject: "The one after", body: "x" })
+    expect(next.ticket_number).toBe(created.ticket_number + 1)
+
+    // addMessage does the same
+    const messageKeys = keys.length
+    lost = false
+    const { message_id } = await client.addMessage(created.ticket_id, { body: "Said once" })
+    expect(keys.slice(messageKeys)).toEqual([keys[messageKeys], keys[messageKeys]])
+    const said = (await support.getTicket(created.ticket_id)).messages.filter((m) => m.body === "Said once")
+    expect(said.map((m) => m.id)).toEqual([message_id])
+  })
+
+  it("a key of the caller's own replays the first answer, and with another body is CONFLICT", async () => {
+    const idempotencyKey = crypto.randomUUID()
+    const first = await support.createTicket({ subject: "Once", body: "x" }, { idempotencyKey })
+    const again = await support.createTicket({ subject: "Once", body: "x" }, { idempotencyKey })
+    expect(again).toEqual(first)
+    const conflict = await apiError(support.createTicket({ subject: "Other", body: "y" }, { idempotencyKey }))
+    expect(conflict).toMatchObject({ status: 409, code: "CONFLICT" })
+  })
+
+  it("refuses isInternal: true before sending anything, so a note is never published by mistake", async () => {
+    const { ticket_id } = await support.createTicket({ subject: "Internal?", body: "x" })
+    const refused = await rejection(support.addMessage(ticket_id, { body: "agents only" }, { isInternal: true as never }))
+    expect(refused).toBeInstanceOf(TypeError)
+    expect(String(refused)).toContain("operator API")
+    const { message_id } = await support.addMessage(ticket_id, { body: "public" }, { isInternal: false })
+    expect((await support.getTicket(ticket_id)).messages.map((m) => m.id)).toEqual([message_id])
+  })
+
+  it("searchArticles and search: typed results, limit and types passed through", async () => {
+    for (const title of ["Reconciling ledgers as PDF", "Reconciling ledgers to CSV", "Resetting a password"]) {
+      const created = await admin("POST", "/articles", { title, body: `${title}: step by step.`, category: "Billing", published: true })
+      expect(created.status).toBe(201)
+    }
+    await admin("POST", "/articles", { title: "Reconciling ledgers (draft)", body: "Not yet", category: "Billing" })
+
+    const articles = await support.searchArticles("reconciling ledgers")
+    expect(articles.total).toBe(2)
+    expect(articles.articles.map((a) => a.title).sort()).toEqual(["Reconciling ledgers as PDF", "Reconciling ledgers to CSV"])
+    expect(articles.articles[0]).toEqual({
+      id: expect.stringMatching(uuid),
+      title: expect.any(String),
+      slug: expect.any(String),
+      excerpt: expect.any(String),
+      category: "Billing",
+      relevance: expect.any(Number)
+    })
+    const one = await support.searchArticles("reconciling ledgers", { limit: 1 })
+    expect([one.articles.length, one.total]).toEqual([1, 2])
+
+    const { ticket_id } = await support.createTicket({
+      subject: "Reconciling ledgers fails",
+      body: "Reconciling ledgers gives a blank page",
+      sender_email: "grace@example.com",
+      sender_name: "Grace"
+    })
+    const tickets = await support.search("reconciling ledgers", { types: ["tickets"] })
+    expect(tickets.results.map((r) => r.type)).toEqual(["ticket"])
+    expect(tickets.results[0]).toMatchObject({ type: "ticket", id: ticket_id, status: "open", ticket_number: expect.any(Number) })
+    const everything = await support.search("reconciling ledgers")
+    expect(new Set(everything.results.map((r) => r.type))).toEqual(new Set(["ticket", "article"]))
+    const contacts = await support.search("grace", { types: ["contacts", "articles"], limit: 5 })
+    const contact = contacts.results.find((r) => r.type === "contact")
+    expect(contact).toMatchObject({ email: "grace@example.com", name: "Grace" })
+    const limited = await support.search("reconciling ledgers", { limit: 1 })
+    expect([limited.results.length, limited.total]).toEqual([1, 3])
+  })
+
+  it("every error envelope of the service becomes an ApiError with its status, code, message and request id", async () => {
+    const validation = await apiError(support.createTicket({ subject: " ", body: "x" }))
+    expect(validation).toMatchObject({ status: 400, code: "VALIDATION_ERROR", message: "subject is required" })
+    expect(validation.requestId).toMatch(uuid)
+    expect(validation).toBeInstanceOf(SupportClientError)
+    expect(await apiError(support.searchArticles("x", { limit: 51 }))).toMatchObject({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: "limit must be at most 50"
+    })
+    expect(await apiError(support.search("x", { types: ["tickets", "people" as never] }))).toMatchObject({
+      status: 400,
+      code: "VALIDATION_ERROR"
+    })
+
+    const stranger = createClient({ apiKey: "tf_unknown", baseUrl: service.baseUrl })
+    expect(await apiError(stranger.getTicket(crypto.randomUUID()))).toMatchObject({ status: 401, code: "UNAUTHORIZED" })
+
+    const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl })
+    const forbidden = await apiError(widget.search("anything"))
+    expect(forbidden).toMatchObject({ status: 403, code: "FORBIDDEN" })
+    expect(forbidden.message).toContain("scope")
+
+    expect(await apiError(support.getTicket(crypto.randomUUID()))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+    expect(await apiError(support.getTicket("../../health"))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+    const { ticket_id } = await support.createTicket({ subject: "Owned", body: "x", sender_email: "owner@example.com" })
+    expect(await apiError(support.getTicket(ticket_id, { contactEmail: "someone@example.com" }))).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND"
+    })
+    expect(await apiError(support.addMessage(crypto.randomUUID(), { body: "x" }))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+
+    expect(await apiError(support.createTicket({ subject: "Huge", body: "x".repeat(1_100_000) }))).toMatchObject({
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE"
+    })
+  })
+
+  it("RATE_LIMITED from the service carries its Retry-After", async () => {
+    const { key } = await createProject(service, "Busy")
+    const client = createClient({ apiKey: key, baseUrl: service.baseUrl, maxRetries: 0 })
+    for (let i = 0; i < 100; i++) await client.searchArticles("x")
+    const limited = await apiError(client.searchArticles("x"))
+    expect(limited).toMatchObject({ status: 429, code: "RATE_LIMITED" })
+    expect(limited.requestId).toMatch(uuid)
+    expect(limited.retryAfterMs).toBeGreaterThan(0)
+    expect(limited.retryAfterMs).toBeLessThanOrEqual(60_000)
+  })
+
+  it("verifyWebhook accepts a real delivery of the service and refuses a tampered one", async () => {
+    const receiver = await startStub(() => ({ status: 204 }))
+    try {
+      const registered = await admin("POST", "/webhooks", { url: `${receiver.url}/hooks`, events: ["ticket_created"] })
+      expect(registered.status).toBe(201)
+      const secret: string = registered.body.secret
+      const { ticket_id } = await support.createTicket({ subject: "Signed", body: "x", sender_email: "sig@example.com" })
+      const delivery = await eventually("the ticket_created delivery", () =>
+        receiver.requests.find((r) => r.body.includes(ticket_id)))
+      const signature = delivery.headers["x-service-signature"] as string
+
+      const event = await verifyWebhook({ secret, body: delivery.body, signature })
+      expect(event.event).toBe("ticket_created")
+      if (event.event !== "ticket_created") throw new Error("narrowing")
+      expect(event.data).toMatchObject({
+        id: ticket_id,
+        project_id: project.projectId,
+        subject: "Signed",
+        sender_email: "sig@example.com",
+        status: "open"
+      })
+      const bytes = new TextEncoder().encode(delivery.body)
+      expect(await verifyWebhook({ secret, body: bytes, signature })).toEqual(event)
+      expect(await verifyWebhook({ secret, body: bytes.buffer, signature: signature.toUpperCase().replace("SHA256=", "sha256=") }))
+        .toEqual(event)
+
+      const refused = async (attempt: Parameters<typeof verifyWebhook>[0]) => {
+        const error = await rejection(verifyWebhook(attempt))
+        expect(error).toBeInstanceOf(WebhookVerificationError)
+        return (error as Error).message
+      }
+      const tampered = delivery.body.replace('"Signed"', '"Signed!"')
+      expect(await refused({ secret, body: tampered, signature })).toContain("does not match")
+      expect(await refused({ secret: `${secret}x`, body: delivery.body, signature })).toContain("does not match")
+      expect(await refused({ secret, body: `${delivery.body} `, signature })).toContain("does not match")
+      expect(await refused({ secret, body: delivery.body, signature: undefined })).toContain("missing")
+      expect(await refused({ secret, body: delivery.body, signature: signature.slice(0, -2) })).toContain("not sha256=")
+      expect(await refused({ secret, body: delivery.body, signature: signature.replace("sha256=", "sha1=") }))
+        .toContain("not sha256=")
+      expect(await rejection(verifyWebhook({ secret, body: JSON.parse(delivery.body), signature }))).toBeInstanceOf(TypeError)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
+describe("retries, against a stub", () => {
+  const stubs: Array<{ close: () => Promise<void> }> = []
+  const stub = async (answer: (n: number) => StubAnswer) => {
+    const started = await startStub(answer)
+    stubs.push(started)
+    return started
+  }
+  afterAll(async () => {
+    await Promise.all(stubs.map((s) => s.close()))
+  })
+  const ok = { status: 200, body: { articles: [], total: 0 } }
+  const rateLimited = (headers: Record<string, string> = {}): StubAnswer => ({
+    status: 429,
+    headers,
+    body: { error: { code: "RATE_LIMITED", message: "rate limit exceeded" } }
+  })
+  const unavailable: StubAnswer = { status: 503, body: { error: { code: "INTERNAL_ERROR", message: "try later" } } }
+
+  it("429 twice with Retry-After: waits what the service asked, then succeeds on the third attempt", async () => {
+    const server = await stub((n) => (n <= 2 ? rateLimited({ "retry-after": "1" }) : ok))
+    const retries: Array<RetryInfo> = []
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, onRetry: (r) => retries.push(r) })
+    expect(await client.searchArticles("x")).toEqual(ok.body)
+    expect(server.requests).toHaveLength(3)
+    expect(retries.map((r) => [r.attempt, r.delayMs])).toEqual([[2, 1000], [3, 1000]])
+    const [a, b, c] = server.requests.map((r) => r.at)
+    expect(b! - a!).toBeGreaterThanOrEqual(995)
+    expect(c! - b!).toBeGreaterThanOrEqual(995)
+    expect(server.requests.every((r) => r.headers.authorization === "Bearer tf_stub")).toBe(true)
+  })
+
+  it("Retry-After as an HTTP date is honoured too", async () => {
+    const server = await stub((n) => (n === 1 ? rateLimited({ "retry-after": new Date(Date.now() + 2_000).toUTCString() }) : ok))
+    const retries: Array<RetryInfo> = []
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, onRetry: (r) => retries.push(r) })
+    await client.searchArticles("x")
+    // HTTP dates have whole seconds, so between one and two seconds remain
+    expect(retries[0]!.delayMs).toBeGreaterThan(900)
+    expect(retries[0]!.delayMs).toBeLessThanOrEqual(2_000)
+  })
+
+  it("429 without Retry-After: exponential backoff with full jitter, up to maxRetries, then the 429", async () => {
+    const base = 10
+    const runs: Array<Array<number>> = []
+    for (let run = 0; run < 5; run++) {
+      const server = await stub(() => rateLimited())
+      const retries: Array<RetryInfo> = []
+      const client = createClient({
+        apiKey: "tf_stub",
+        baseUrl: server.url,
+        maxRetries: 6,
+        retryBaseDelayMs: base,
+        onRetry: (r) => retries.push(r)
+      })
+      const error = await apiError(client.createTicket({ subject: "x", body: "y" }))
+      expect(error).toMatchObject({ status: 429, code: "RATE_LIMITED", retryAfterMs: undefined })
+      expect(server.requests).toHaveLength(7)
+      const delays = retries.map((r) => r.delayMs)
+      delays.forEach((delay, retry) => {
+        expect(delay).toBeGreaterThanOrEqual(0)
+        expect(delay).toBeLessThan(base * 2 ** retry)
+        // never earlier than the delay it announced
+        expect(server.requests[retry + 1]!.at - server.requests[retry]!.at).toBeGreaterThanOrEqual(delay - 5)
+      })
+      runs.push(delays)
+    }
+    // the windows double, so late delays are far longer than early ones (their sums cannot overlap:
+    // 10 early delays are under 150 ms together; the 10 late ones average 1,200 ms)
+    const early = runs.reduce((sum, d) => sum + d[0]! + d[1]!, 0)
+    const late = runs.reduce((sum, d) => sum + d[4]! + d[5]!, 0)
+    expect(late).toBeGreaterThan(early)
+    // jitter: the same retry waits differently from run to run
+    expect(new Set(runs.map((d) => d[5])).size).toBeGreaterThan(1)
+  })
+
+  it("backoffDelay: full jitter between 0 and min(cap, base·2^retry)", () => {
+    expect([0, 1, 2, 3, 4].map((n) => backoffDelay(n, 100, 1_000, () => 0.999_999))).toEqual([99, 199, 399, 799, 999])
+    expect(backoffDelay(3, 100, 1_000, () => 0)).toBe(0)
+    expect(backoffDelay(30, 100, 1_000, () => 0.5)).toBe(500)
+  })
+
+  it("503 on a read and on an idempotent create is retried with the same key; maxRetries: 0 gives the error at once", async () => {
+    const server = await stub((n) => (n % 3 === 0 ? { status: 202, body: { ticket_id: "t", ticket_number: 1 } } : unavailable))
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, retryBaseDelayMs: 1 })
+    expect(await client.createTicket({ subject: "x", body: "y" })).toEqual({ ticket_id: "t", ticket_number: 1 })
+    const keys = server.requests.map((r) => r.headers["idempotency-key"])
+    expect(keys).toHaveLength(3)
+    expect(new Set(keys).size).toBe(1)
+    expect(keys[0]).toMatch(uuid)
+    expect(new Set(server.requests.map((r) => r.headers["x-request-id"])).size).toBe(1)
+
+    const failing = await stub(() => ({ status: 500, body: { error: { code: "INTERNAL_ERROR", message: "unexpected" } } }))
+    const once = createClient({ apiKey: "tf_stub", baseUrl: failing.url, maxRetries: 0 })
+    expect(await apiError(once.getTicket("t"))).toMatchObject({ status: 500, code: "INTERNAL_ERROR", message: "unexpected" })
+    expect(failing.requests).toHaveLength(1)
+    const twice = createClient({ apiKey: "tf_stub", baseUrl: failing.url, maxRetries: 1, retryBaseDelayMs: 1 })
+    expect(await apiError(twice.getTicket("t"))).toMatchObject({ status: 500, code: "INTERNAL_ERROR" })
+    expect(failing.requests).toHaveLength(3)
+  })
+
+  it("other errors are not retried, and an answer without an envelope is UNEXPECTED_RESPONSE", async () => {
+    const server = await stub((n) =>
+      n === 1
+        ? { status: 400, body: { error: { code: "VALIDATION_ERROR", message: "q is required" } } }
+        : n === 2
+        ? { status: 409, body: { error: { code: "CONFLICT", message: "still in progress" } } }
+        : n === 3
+        ? { status: 501, body: "<html>Not Implemented</html>" }
+        : { status: 200, body: "not json" }
+    )
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, retryBaseDelayMs: 1 })
+    expect(await apiError(client.searchArticles(""))).toMatchObject({ status: 400, code: "VALIDATION_ERROR" })
+    expect(await apiError(client.createTicket({ subject: "x", body: "y" }))).toMatchObject({ status: 409, code: "CONFLICT" })
+    const proxy = await apiError(client.health())
+    expect(proxy).toMatchObject({ status: 501, code: "UNEXPECTED_RESPONSE" })
+    expect(proxy.message).toContain("Not Implemented")
+    expect(await apiError(client.health())).toMatchObject({ status: 200, code: "UNEXPECTED_RESPONSE" })
+    expect(server.requests).toHaveLength(4)
+  })
+
+  it("a dropped connection is a NetworkError after the retries; a refused one too", async () => {
+    const server = await stub(() => "drop")
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, maxRetries: 2, retryBaseDelayMs: 1 })
+    const dropped = await rejection(client.getTicket("t"))
+    expect(dropped).toBeInstanceOf(NetworkError)
+    expect((dropped as NetworkError).requestId).toMatch(uuid)
+    expect(server.requests).toHaveLength(3)
+
+    const closed = await stub(() => ok)
+    await closed.close()
+    const refused = createClient({ apiKey: "tf_stub", baseUrl: closed.url, maxRetries: 1, retryBaseDelayMs: 1 })
+    expect(await rejection(refused.health())).toBeInstanceOf(NetworkError)
+  })
+
+  it("no answer within timeoutMs is a TimeoutError, per attempt", async () => {
+    const server = await stub(() => "hang")
+    const retries: Array<RetryInfo> = []
+    const client = createClient({
+      apiKey: "tf_stub",
+      baseUrl: server.url,
+      timeoutMs: 100,
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      onRetry: (r) => retries.push(r)
+    })
+    const error = await rejection(client.searchArticles("x"))
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect(error).toMatchObject({ timeoutMs: 100 })
+    expect(server.requests).toHaveLength(2)
+    expect(retries[0]!.error).toBeInstanceOf(TimeoutError)
+    const quicker = await rejection(client.health({ timeoutMs: 50 }))
+    expect(quicker).toMatchObject({ timeoutMs: 50 })
+  })
+
+  it("the signal aborts a request in flight, a wait before a retry, and a call not yet sent", async () => {
+    const server = await stub(() => "hang")
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url })
+    const controller = new AbortController()
+    const pending = client.getTicket("t", { signal: controller.signal })
+    await eventually("the request to arrive", () => server.requests[0])
+    controller.abort()
+    const aborted = await rejection(pending)
+    expect((aborted as Error).name).toBe("AbortError")
+    expect(server.requests).toHaveLength(1)
+
+    const waitingServer = await stub(() => rateLimited({ "retry-after": "30" }))
+    const retries: Array<RetryInfo> = []
+    const patient = createClient({ apiKey: "tf_stub", baseUrl: waitingServer.url, onRetry: (r) => retries.push(r) })
+    const giveUp = new AbortController()
+    const started = performance.now()
+    const waiting = patient.createTicket({ subject: "Later", body: "x" }, { signal: giveUp.signal })
+    await eventually("the first retry to be scheduled", () => retries[0])
+    expect(retries[0]!.delayMs).toBe(30_000)
+    giveUp.abort(new Error("the user gave up"))
+    expect(await rejection(waiting)).toEqual(new Error("the user gave up"))
+    expect(waitingServer.requests).toHaveLength(1)
+    expect(performance.now() - started).toBeLessThan(30_000)
+
+    const before = await rejection(client.health({ signal: AbortSignal.abort(new Error("never sent")) }))
+    expect(before).toEqual(new Error("never sent"))
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("refuses bad settings at once", () => {
+    expect(() => createClient({ apiKey: "", baseUrl: "http://127.0.0.1" })).toThrow("apiKey is required")
+    expect(() => createClient({ apiKey: "tf_x", baseUrl: "support.example.com" })).toThrow("baseUrl")
+    expect(() => createClient({ apiKey: "tf_x", baseUrl: "ftp://example.com" })).toThrow("baseUrl")
+    expect(() => createClient({ apiKey: "tf_x", baseUrl: "http://127.0.0.1", maxRetries: -1 })).toThrow("maxRetries")
+  })
+
+  it("keeps a path prefix of baseUrl and sends the key, JSON and its user agent", async () => {
+    const server = await stub(() => ok)
+    const client = createClient({ apiKey: "tf_stub", baseUrl: `${server.url}/support/`, userAgent: "acme-app/2" })
+    await client.search("a b&c", { types: ["tickets", "contacts"], limit: 5 })
+    await client.addMessage("a/b", { body: "hi" })
+    const [search, message] = server.requests
+    expect(search!.path).toBe("/support/v1/search?q=a+b%26c&types=tickets%2Ccontacts&limit=5")
+    expect(search!.headers["user-agent"]).toBe("acme-app/2")
+    expect(message!.path).toBe("/support/v1/tickets/a%2Fb/messages")
+    expect(message!.headers["content-type"]).toBe("application/json")
+    expect(JSON.parse(message!.body)).toEqual({ body: "hi" })
+  })
+})
