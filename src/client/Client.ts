@@ -1,4 +1,5 @@
 import { ApiError, NetworkError, TimeoutError } from "./Errors.ts"
+import { randomId } from "./randomId.ts"
 import { abortReason, backoffDelay, retryAfterMs, sleep } from "./Retry.ts"
 import type {
   AddedMessage,
@@ -114,19 +115,6 @@ interface Call {
 }
 
 const isBrowser = () => typeof (globalThis as { document?: unknown }).document !== "undefined"
-
-/** A random uuid; `getRandomValues` where `randomUUID` is missing (plain-HTTP pages). */
-const randomId = (): string => {
-  const webCrypto = (globalThis as { crypto?: Crypto }).crypto
-  if (typeof webCrypto?.randomUUID === "function") return webCrypto.randomUUID()
-  const bytes = new Uint8Array(16)
-  if (typeof webCrypto?.getRandomValues === "function") webCrypto.getRandomValues(bytes)
-  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256)
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
 
 const nonNegative = (name: string, value: number | undefined, fallback: number) => {
   if (value === undefined) return fallback

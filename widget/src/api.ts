@@ -1,3 +1,4 @@
+import { retryAfterMs } from "../../src/client/Retry.ts"
 import type { WidgetConfig } from "./config.ts"
 
 export interface TicketPayload {
@@ -20,34 +21,6 @@ export type TicketOutcome =
   | { kind: "rejected"; status: number; message: string }
   | { kind: "rate-limited"; retryAfterMs: number | undefined }
   | { kind: "unreachable" }
-
-/** A v4 uuid; `crypto.randomUUID` needs a secure context, `getRandomValues` does not. */
-export function uuid(): string {
-  const c = globalThis.crypto
-  if (c && typeof c.randomUUID === "function") {
-    try {
-      return c.randomUUID()
-    } catch {
-      /* fall through */
-    }
-  }
-  const b = new Uint8Array(16)
-  if (c && c.getRandomValues) c.getRandomValues(b)
-  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256)
-  b[6] = (b[6] & 0x0f) | 0x40
-  b[8] = (b[8] & 0x3f) | 0x80
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-}
-
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === "") return undefined
-  const v = value.trim()
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000
-  const at = Date.parse(v)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
-}
 
 const readJson = async (res: Response): Promise<any> => {
   try {
@@ -78,7 +51,7 @@ export async function createTicket(
   } catch {
     return { kind: "unreachable" }
   }
-  if (res.status === 429) return { kind: "rate-limited", retryAfterMs: parseRetryAfter(res.headers.get("Retry-After")) }
+  if (res.status === 429) return { kind: "rate-limited", retryAfterMs: retryAfterMs(res.headers.get("Retry-After")) }
   if (res.status >= 500 || res.status < 200) return { kind: "unreachable" }
   const data = await readJson(res)
   if (res.ok) {

@@ -1,4 +1,5 @@
-import { createTicket, htmlToText, searchArticles, uuid, type Article, type TicketPayload } from "./api.ts"
+import { randomId } from "../../src/client/randomId.ts"
+import { createTicket, htmlToText, searchArticles, type Article, type TicketPayload } from "./api.ts"
 import type { WidgetConfig } from "./config.ts"
 import { textColourOn } from "./contrast.ts"
 import { css, styleHost } from "./styles.ts"
@@ -223,7 +224,7 @@ export function mount(config: WidgetConfig): WidgetHandle {
       const body = payload()
       const fingerprint = JSON.stringify(body)
       if (key === undefined || keyFor !== fingerprint) {
-        key = uuid()
+        key = randomId()
         keyFor = fingerprint
       }
       for (let retries = 0; ; retries++) {
