@@ -1,7 +1,7 @@
 // How the client ships: built from src/client alone, importing nothing, reachable as
 // "<package>/client" with its types, and usable from plain Node without a TypeScript loader.
 import { execFile } from "node:child_process"
-import { readdir, readFile } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -66,6 +66,41 @@ describe("the client as a package", () => {
     const check = await run(process.execPath, [tsc, "-p", "test/client/consumer/tsconfig.json"])
     expect(check.output).toBe("")
     expect(check.code).toBe(0)
+  }, 60_000)
+
+  it("the README's client examples type-check against the built package", async () => {
+    const readme = await readFile(join(root, "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("## The TypeScript client"), readme.indexOf("## The website widget"))
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+    expect(blocks).toHaveLength(2)
+    const dir = await mkdtemp(join(root, "test/client/consumer/readme-"))
+    try {
+      // two modules, as a user would paste them; the first imports what the second uses
+      await writeFile(join(dir, "usage.ts"), `${blocks[0]}\nexport {}\n`)
+      await writeFile(join(dir, "handler.ts"), `import { verifyWebhook } from "support-ticketing-service/client"\n${blocks[1]}`)
+      await writeFile(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            target: "ES2022",
+            lib: ["ES2022", "DOM"],
+            types: ["node"],
+            typeRoots: [join(root, "node_modules/@types")],
+            noEmit: true,
+            noUnusedLocals: false
+          },
+          files: ["usage.ts", "handler.ts"]
+        })
+      )
+      const check = await run(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")])
+      expect(check.output).toBe("")
+      expect(check.code).toBe(0)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 
   describe("from plain Node, by the package name", () => {
