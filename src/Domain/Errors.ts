@@ -25,7 +25,11 @@ export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{ rea
   readonly code = "METHOD_NOT_ALLOWED"
   readonly status = 405
 }
-export class Conflict extends Data.TaggedError("Conflict")<{ readonly message: string }> {
+/** With `retryAfterSeconds` when the conflict is passing (a repeat still in flight): worth a retry then. */
+export class Conflict extends Data.TaggedError("Conflict")<{
+  readonly message: string
+  readonly retryAfterSeconds?: number
+}> {
   readonly code = "CONFLICT"
   readonly status = 409
 }

@@ -63,10 +63,9 @@ const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, r
   const failure = Cause.squash(cause)
   if (isApiError(failure)) {
     const response = envelope(failure.status, failure.code, failure.message)
+    const retryAfter = "retryAfterSeconds" in failure ? failure.retryAfterSeconds : undefined
     return Effect.succeed(
-      failure._tag === "RateLimited"
-        ? HttpServerResponse.setHeader(response, "retry-after", String(failure.retryAfterSeconds))
-        : response
+      retryAfter === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(retryAfter))
     )
   }
   const tag = (failure as { _tag?: string } | null)?._tag

@@ -37,7 +37,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("app/Http/Idempot
           const [lock] = yield* sql<{ acquired: boolean }>`
             SELECT pg_try_advisory_xact_lock(hashtextextended(${`${options.projectId}:${key}`}, 0)) AS acquired`
           if (!lock!.acquired) {
-            return yield* new Conflict({ message: "a request with this Idempotency-Key is still in progress" })
+            // Retry-After tells a client that timed out and tried again that the wait will end
+            return yield* new Conflict({
+              message: "a request with this Idempotency-Key is still in progress",
+              retryAfterSeconds: 1
+            })
           }
           const [prior] = yield* sql<{ request_hash: string; response_status: number; response_body: unknown }>`
             SELECT request_hash, response_status, response_body FROM idempotency_keys

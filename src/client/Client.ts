@@ -246,8 +246,10 @@ export const createClient = (options: ClientOptions): SupportClient => {
           }
         }
         failure = toApiError(response, text)
-        // A 429 was refused before any work was done, so any call may repeat it.
-        const retryable = response.status === 429 || (repeatable && isTransient(response.status))
+        // A 429 was refused before any work was done, so any call may repeat it. A 409 with
+        // Retry-After is an earlier attempt of this very call still in flight (after a timeout).
+        const retryable = response.status === 429 ||
+          (repeatable && (isTransient(response.status) || (response.status === 409 && failure.retryAfterMs !== undefined)))
         if (!retryable) throw failure
       } catch (error) {
         if (!(error instanceof NetworkError || error instanceof TimeoutError) || !repeatable) throw error

@@ -104,6 +104,8 @@ describe.each(databaseKinds)("access on %s", (kind) => {
           server.request("POST", "/v1/tickets", { key, body: { ...ticket, body: "Different" }, headers }))
         expect(changed.status).toBe(409)
         expect(changed.body.error.code).toBe("CONFLICT")
+        // final, unlike a repeat that meets its first attempt in flight (409 with Retry-After)
+        expect(changed.headers.get("retry-after")).toBeNull()
         const tooLong = yield* Effect.promise(() =>
           server.request("POST", "/v1/tickets", { key, body: ticket, headers: { "idempotency-key": "k".repeat(256) } }))
         expect(tooLong.status).toBe(400)
@@ -116,6 +118,10 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         expect(created.length).toBeGreaterThanOrEqual(1)
         expect(new Set(created.map((r) => r.body.ticket_id)).size).toBe(1)
         expect(burst.every((r) => r.status === 202 || r.status === 409)).toBe(true)
+        for (const inFlight of burst.filter((r) => r.status === 409)) {
+          expect(inFlight.body.error.message).toBe("a request with this Idempotency-Key is still in progress")
+          expect(inFlight.headers.get("retry-after")).toBe("1")
+        }
 
         const message = { body: "once" }
         const id = first.body.ticket_id

@@ -1,6 +1,8 @@
 // The client against the real service (in-process, on loopback) and against stubs for what the
 // service cannot be made to do on demand. This file also runs under Deno (test/Deno.test.ts), so
 // it uses only what both runtimes have: vitest, node:http through the stub, WebCrypto, fetch.
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   ApiError,
@@ -163,6 +165,46 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     const conflict = await apiError(support.createTicket({ subject: "Other", body: "y" }, { idempotencyKey }))
     expect(conflict).toMatchObject({ status: 409, code: "CONFLICT" })
   })
+
+  if (kind === "postgres") {
+    it("a retry that meets its first attempt still in flight waits for it, and gets its answer", async () => {
+      // the first attempt's transaction holds this lock while it works; a session holding it
+      // stands in for an attempt that timed out at the client but is still running
+      const idempotencyKey = crypto.randomUUID()
+      const lockKey = `${project.projectId}:${idempotencyKey}`
+      let release: (() => void) | undefined
+      const held = service.run(Effect.scoped(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const connection = yield* sql.reserve
+        yield* connection.executeRaw("SELECT pg_advisory_lock(hashtextextended($1, 0))", [lockKey])
+        yield* Effect.async<void>((resume) => {
+          release = () => resume(Effect.void)
+        })
+        yield* connection.executeRaw("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockKey])
+      })))
+      await eventually("the lock to be held", () => release)
+      const retries: Array<RetryInfo> = []
+      const client = createClient({
+        apiKey: project.key,
+        baseUrl: service.baseUrl,
+        onRetry: (r) => {
+          retries.push(r)
+          release?.()
+        }
+      })
+      const created = await client.createTicket({ subject: "In flight", body: "x" }, { idempotencyKey })
+      await held
+      expect(retries).toHaveLength(1)
+      expect(retries[0]!.error).toMatchObject({ status: 409, code: "CONFLICT", retryAfterMs: 1000 })
+      expect(retries[0]!.delayMs).toBe(1000)
+      expect((await support.getTicket(created.ticket_id)).subject).toBe("In flight")
+
+      // a CONFLICT without Retry-After (the key reused for another body) is final
+      const reused = await apiError(client.createTicket({ subject: "Other", body: "y" }, { idempotencyKey }))
+      expect(reused).toMatchObject({ status: 409, code: "CONFLICT", retryAfterMs: undefined })
+      expect(retries).toHaveLength(1)
+    })
+  }
 
   it("refuses isInternal: true before sending anything, so a note is never published by mistake", async () => {
     const { ticket_id } = await support.createTicket({ subject: "Internal?", body: "x" })

@@ -126,5 +126,8 @@ export const startTestServer = async (
 ) => {
   const runtime = ManagedRuntime.make(testServer(kind, overrides, undefined, options))
   const server = await runtime.runPromise(TestServer)
-  return { ...server, close: () => runtime.dispose() }
+  /** Runs an effect with the service's own services (its SqlClient, say). */
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof testServer>>>) =>
+    runtime.runPromise(effect)
+  return { ...server, run, close: () => runtime.dispose() }
 }
