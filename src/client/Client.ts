@@ -268,18 +268,15 @@ export const createClient = (options: ClientOptions): SupportClient => {
     return `/v1/tickets/${encodeURIComponent(ticketId)}`
   }
 
+  /** Every create carries an Idempotency-Key, which is what makes its retries safe. */
+  const create = <A>(path: string, body: unknown, callOptions: CreateOptions | undefined) =>
+    send<A>({ method: "POST", path, body, idempotencyKey: callOptions?.idempotencyKey ?? randomId(), options: callOptions })
+
   // Methods are async so that a bad argument rejects like every other failure, never throws.
   return {
     health: async (callOptions) => send<Health>({ method: "GET", path: "/health", authenticated: false, options: callOptions }),
 
-    createTicket: async (input, callOptions) =>
-      send<CreatedTicket>({
-        method: "POST",
-        path: "/v1/tickets",
-        body: input,
-        idempotencyKey: callOptions?.idempotencyKey ?? randomId(),
-        options: callOptions
-      }),
+    createTicket: async (input, callOptions) => create<CreatedTicket>("/v1/tickets", input, callOptions),
 
     getTicket: async (ticketId, callOptions) =>
       send<Ticket>({
@@ -296,13 +293,7 @@ export const createClient = (options: ClientOptions): SupportClient => {
             "agents add them through the operator API with internal: true"
         )
       }
-      return send<AddedMessage>({
-        method: "POST",
-        path: `${ticketPath(ticketId)}/messages`,
-        body: input,
-        idempotencyKey: callOptions?.idempotencyKey ?? randomId(),
-        options: callOptions
-      })
+      return create<AddedMessage>(`${ticketPath(ticketId)}/messages`, input, callOptions)
     },
 
     searchArticles: async (q, callOptions) =>
