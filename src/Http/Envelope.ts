@@ -45,8 +45,9 @@ const decodeMessage = (error: HttpApiError.HttpApiDecodeError) => {
   return issue.message
 }
 
+// /health too: it needs no key, and a browser can only read it (the client's health()) with CORS
 const isPublicPath = (path: string) =>
-  path === "/widget.js" || (path.startsWith("/v1/") && !path.startsWith("/v1/admin"))
+  path === "/widget.js" || path === "/health" || (path.startsWith("/v1/") && !path.startsWith("/v1/admin"))
 
 const corsHeaders = {
   "access-control-allow-origin": "*",

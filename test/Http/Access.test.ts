@@ -158,6 +158,7 @@ describe.each(databaseKinds)("access on %s", (kind) => {
 
         const health = yield* Effect.promise(() => server.request("GET", "/health"))
         expect(health.body).toEqual({ status: "ok", service: "support-ticketing", version: expect.any(String) })
+        expect(health.headers.get("access-control-allow-origin")).toBe("*")
 
         const preflight = yield* Effect.promise(() =>
           server.request("OPTIONS", "/v1/tickets", {
