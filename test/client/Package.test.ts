@@ -5,6 +5,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { clientVersion } from "../../src/client/index.ts"
 import { type StubAnswer, startStub } from "../support/StubServer.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -40,6 +41,8 @@ describe("the client as a package", () => {
     expect(packageJson.scripts["build:client"]).toBe("tsc -p tsconfig.client.json")
     expect(packageJson.scripts.prepare).toContain("build:client")
     expect(packageJson.scripts.build).toContain("build:client")
+    // the version the client reports in its User-Agent is the package's
+    expect(clientVersion).toBe(packageJson.version)
     const built = await readdir(join(root, "dist/client"))
     expect(built).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "Client.js", "Client.d.ts"]))
   })
