@@ -1,10 +1,51 @@
-import { FileSystem } from "@effect/platform"
-import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, FileSystem, Layer } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { projectPath } from "../Paths.ts"
 
 const migrationsFolder = projectPath("migrations")
+
+/**
+ * The statements of a SQL script, split at the semicolons that end them: not those inside
+ * quotes, dollar-quoted bodies or comments. The driver speaks the extended protocol, which
+ * takes one statement at a time.
+ */
+export const statementsOf = (script: string): Array<string> => {
+  const statements: Array<string> = []
+  let start = 0
+  let i = 0
+  const push = (end: number) => {
+    const text = script.slice(start, end).trim()
+    if (text.replace(/--[^\n]*/g, "").trim() !== "") statements.push(text)
+    start = end + 1
+  }
+  while (i < script.length) {
+    const char = script[i]!
+    if (char === "-" && script[i + 1] === "-") {
+      const end = script.indexOf("\n", i)
+      i = end === -1 ? script.length : end + 1
+    } else if (char === "/" && script[i + 1] === "*") {
+      const end = script.indexOf("*/", i + 2)
+      i = end === -1 ? script.length : end + 2
+    } else if (char === "'" || char === "\"") {
+      let j = i + 1
+      while (j < script.length && !(script[j] === char && script[j + 1] !== char)) j += script[j] === char ? 2 : 1
+      i = j + 1
+    } else if (char === "$") {
+      const tag = /^\$[A-Za-z_]?[A-Za-z0-9_]*\$/.exec(script.slice(i))?.[0]
+      if (tag === undefined) i++
+      else {
+        const end = script.indexOf(tag, i + tag.length)
+        i = end === -1 ? script.length : end + tag.length
+      }
+    } else if (char === ";") {
+      push(i)
+      i++
+    } else i++
+  }
+  push(script.length)
+  return statements
+}
 
 /**
  * Reads `migrations/NNNN_name.sql`. The Migrator's own file loader only knows .js/.ts modules,
@@ -19,32 +60,22 @@ const sqlFolderLoader: Migrator.Loader<FileSystem.FileSystem> = Effect.gen(funct
       if (match === null) return []
       const load = Effect.map(
         fs.readFileString(join(migrationsFolder, name)),
-        (text) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text))
+        (text) =>
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            Effect.forEach(statementsOf(text), (statement) => sql.unsafe(statement), { discard: true }))
       )
       return [[Number(match[1]), match[2]!, load]]
     })
     .sort((a, b) => a[0] - b[0])
 }).pipe(
-  Effect.mapError((cause) => new Migrator.MigrationError({ reason: "bad-state", message: String(cause) }))
+  Effect.mapError((cause) => new Migrator.MigrationError({ kind: "BadState", message: String(cause), cause }))
 )
 
-const migrate = Migrator.make({})({ loader: sqlFolderLoader })
-
 /**
- * Instances starting together on one server take turns: the advisory lock is held for the whole
- * run, and the Migrator's bookkeeping table exists before it looks for it (its own probe fails
- * inside a transaction and would abort it).
+ * Brings the schema up to date. Instances starting together on one server take turns: the
+ * Migrator holds an exclusive lock on its table for the whole run.
  */
-export const run = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql.withTransaction(Effect.gen(function*() {
-    yield* sql`SELECT pg_advisory_xact_lock(727274001)`
-    yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
-      migration_id integer PRIMARY KEY,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      name text NOT NULL
-    )`
-    return yield* migrate
-  })))
+export const run = Migrator.make({})({ loader: sqlFolderLoader })
 
 /** Brings the schema up to date before anything else touches the database. */
 export const layer = Layer.effectDiscard(run.pipe(Effect.orDie))

@@ -1,15 +1,16 @@
 import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { createPgConfig } from "@electric-sql/pglite/node-postgres"
-import { Reactivity } from "@effect/experimental"
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Queue, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
 import { mkdir } from "node:fs/promises"
-import Pg from "pg"
+import { makePgliteWire } from "./PgliteWire.ts"
 
-/** The embedded PostgreSQL instance, for what only it can do (its own LISTEN). */
-export class EmbeddedPglite extends Context.Tag("app/Database/EmbeddedPglite")<EmbeddedPglite, PGlite>() {}
+/** NOTIFYs delivered to the embedded database's one session, by channel. */
+export class EmbeddedNotifications extends Context.Service<EmbeddedNotifications, {
+  readonly listen: (channel: string) => Stream.Stream<void>
+}>()("app/Database/EmbeddedNotifications") {}
 
 const open = (dataDir: string) =>
   Effect.acquireRelease(
@@ -22,22 +23,45 @@ const open = (dataDir: string) =>
   )
 
 /**
- * PGlite is a single session, so the node-postgres shim gets a pool of one connection: every
- * statement and every transaction holds it exclusively, which keeps transactions isolated.
+ * The embedded database through the same SQL client as a server: PGlite speaks the wire
+ * protocol over an in-process stream, so every query, transaction and decoded row behaves as it
+ * does on PostgreSQL. One connection, because PGlite is one session.
  */
 export const layer = (dataDir: string) =>
-  Layer.scopedContext(
-    Effect.gen(function*() {
-      const db = yield* open(dataDir)
-      const client = yield* PgClient.fromPool({
-        acquire: Effect.acquireRelease(
-          Effect.sync(() => new Pg.Pool({ ...createPgConfig(db), max: 1 })),
-          (pool) => Effect.promise(() => pool.end())
-        )
-      })
-      return Context.make(EmbeddedPglite, db).pipe(
-        Context.add(PgClient.PgClient, client),
-        Context.add(SqlClient.SqlClient, client)
-      )
+  Layer.effectContext(Effect.gen(function*() {
+    const db = yield* open(dataDir)
+    const listeners = new Map<string, Set<() => void>>()
+    const wire = makePgliteWire(db, (channel) => {
+      for (const listener of listeners.get(channel) ?? []) listener()
     })
-  ).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
+    const client = yield* PgClient.makeClient({
+      stream: wire.connect,
+      ssl: false,
+      username: "postgres",
+      database: "postgres",
+      applicationName: "support-ticketing"
+    })
+    const listening = new Set<string>()
+    const listen = (channel: string): Stream.Stream<void> =>
+      Stream.callback<void>((queue) =>
+        Effect.gen(function*() {
+          if (!listening.has(channel)) {
+            yield* client.unsafe(`LISTEN "${channel.replaceAll("\"", "\"\"")}"`).pipe(Effect.orDie)
+            listening.add(channel)
+          }
+          const listener = () => void Queue.offerUnsafe(queue, undefined)
+          yield* Effect.acquireRelease(
+            Effect.sync(() => {
+              const set = listeners.get(channel) ?? new Set()
+              set.add(listener)
+              listeners.set(channel, set)
+            }),
+            () => Effect.sync(() => listeners.get(channel)?.delete(listener))
+          )
+        })
+      )
+    return Context.make(PgClient.PgClient, client).pipe(
+      Context.add(SqlClient.SqlClient, client),
+      Context.add(EmbeddedNotifications, { listen })
+    )
+  })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)

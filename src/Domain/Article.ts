@@ -1,32 +1,35 @@
 import { Schema } from "effect"
-import { Limit, optional, RequiredText } from "./Fields.ts"
+import { Limit, optional, RequiredText, Uuid } from "./Fields.ts"
 
-export const ArticleSearchQuery = Schema.Struct({
+export const ArticleSearchQuery = {
   q: RequiredText("q", 200),
-  limit: Schema.optionalWith(Limit(50), { exact: true })
-})
+  limit: Schema.optionalKey(Limit(50))
+}
 
 export const ArticleHit = Schema.Struct({
-  id: Schema.UUID,
+  id: Uuid,
   title: Schema.String,
   slug: Schema.String,
-  excerpt: Schema.String.annotations({ description: "HTML-escaped text; matched words are wrapped in <mark>" }),
+  excerpt: Schema.String.annotate({ description: "HTML-escaped text; matched words are wrapped in <mark>" }),
   category: Schema.String,
   relevance: Schema.Number
-}).annotations({ identifier: "ArticleSearchResult" })
+}).annotate({ identifier: "ArticleSearchResult" })
+export type ArticleHit = typeof ArticleHit.Type
 
 export const ArticleSearchResults = Schema.Struct({
   articles: Schema.Array(ArticleHit),
   total: Schema.Int
-}).annotations({ identifier: "ArticleSearchResults" })
+}).annotate({ identifier: "ArticleSearchResults" })
 export type ArticleSearchResults = typeof ArticleSearchResults.Type
 
 const Slug = RequiredText("slug", 120).pipe(
-  Schema.filter((s) => /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(s) || "slug must be lower-case letters, digits and single dashes")
+  Schema.check(Schema.makeFilter((s: string) =>
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(s) || "slug must be lower-case letters, digits and single dashes"
+  ))
 )
-const Published = Schema.Boolean.annotations({
-  message: () => ({ message: "published must be true or false", override: true })
-})
+const Published = Schema.Boolean.annotate({ message: "published must be true or false" })
+
+const bodyMustBeObject = { message: "request body must be a JSON object" }
 
 export const CreateArticleInput = Schema.Struct({
   title: RequiredText("title", 200),
@@ -34,7 +37,7 @@ export const CreateArticleInput = Schema.Struct({
   category: RequiredText("category", 100),
   slug: optional(Slug),
   published: optional(Published)
-}).annotations({ identifier: "CreateArticleInput" })
+}).annotate({ ...bodyMustBeObject, identifier: "CreateArticleInput" })
 export type CreateArticleInput = typeof CreateArticleInput.Type
 
 export const UpdateArticleInput = Schema.Struct({
@@ -43,11 +46,11 @@ export const UpdateArticleInput = Schema.Struct({
   category: optional(RequiredText("category", 100)),
   slug: optional(Slug),
   published: optional(Published)
-}).annotations({ identifier: "UpdateArticleInput" })
+}).annotate({ ...bodyMustBeObject, identifier: "UpdateArticleInput" })
 export type UpdateArticleInput = typeof UpdateArticleInput.Type
 
 export const Article = Schema.Struct({
-  id: Schema.UUID,
+  id: Uuid,
   title: Schema.String,
   slug: Schema.String,
   body: Schema.String,
@@ -55,7 +58,8 @@ export const Article = Schema.Struct({
   published: Schema.Boolean,
   created_at: Schema.String,
   updated_at: Schema.String
-}).annotations({ identifier: "Article" })
+}).annotate({ identifier: "Article" })
 export type Article = typeof Article.Type
 
-export const ArticleCreated = Schema.Struct({ id: Schema.UUID, slug: Schema.String })
+export const ArticleCreated = Schema.Struct({ id: Uuid, slug: Schema.String })
+export type ArticleCreated = typeof ArticleCreated.Type

@@ -16,6 +16,12 @@ export interface ServiceEvent {
   readonly data: { readonly id: string; readonly project_id: string } & Record<string, unknown>
 }
 
+export interface AgentRef {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+}
+
 export const ticketCreated = (ticket: {
   readonly id: string
   readonly project_id: string
@@ -81,12 +87,6 @@ export const statusChanged = (change: {
     : [changed]
 }
 
-export interface AgentRef {
-  readonly id: string
-  readonly email: string
-  readonly name: string
-}
-
 export const ticketAssigned = (change: {
   readonly ticket_id: string
   readonly project_id: string
@@ -104,3 +104,37 @@ export const ticketAssigned = (change: {
     updated_at: change.updated_at
   }
 })
+
+/** What an event reads of a ticket as it was before a change. */
+export interface TicketState {
+  readonly id: string
+  readonly status: Status
+  readonly assignee: AgentRef | null
+}
+
+/** The events a change of a ticket fires: only what really changed fires anything. */
+export const changeEvents = (
+  projectId: string,
+  ticket: TicketState,
+  change: { readonly status?: Status | undefined; readonly assignee?: AgentRef | undefined },
+  updatedAt: string
+): ReadonlyArray<ServiceEvent> => [
+  ...(change.status !== undefined && change.status !== ticket.status
+    ? statusChanged({
+      ticket_id: ticket.id,
+      project_id: projectId,
+      status: change.status,
+      previous_status: ticket.status,
+      updated_at: updatedAt
+    })
+    : []),
+  ...(change.assignee !== undefined && change.assignee.id !== ticket.assignee?.id
+    ? [ticketAssigned({
+      ticket_id: ticket.id,
+      project_id: projectId,
+      assignee: change.assignee,
+      previous_assignee: ticket.assignee,
+      updated_at: updatedAt
+    })]
+    : [])
+]

@@ -1,7 +1,21 @@
 import { Schema } from "effect"
-import { Category, Email, Metadata, optional, OptionalText, Priority, RequiredText, Source, Status, Tags } from "./Fields.ts"
+import {
+  Category,
+  Email,
+  IntFromRow,
+  Metadata,
+  optional,
+  OptionalText,
+  Priority,
+  RequiredText,
+  Sentiment,
+  Source,
+  Status,
+  Tags,
+  Uuid
+} from "./Fields.ts"
 
-const bodyMustBeObject = { message: () => ({ message: "request body must be a JSON object", override: false }) }
+const bodyMustBeObject = { message: "request body must be a JSON object" }
 
 export const CreateTicketInput = Schema.Struct({
   subject: RequiredText("subject", 200),
@@ -12,26 +26,29 @@ export const CreateTicketInput = Schema.Struct({
   source: optional(Source),
   tags: optional(Tags),
   metadata: optional(Metadata)
-}).annotations({ ...bodyMustBeObject, identifier: "CreateTicketInput" })
+}).annotate({ ...bodyMustBeObject, identifier: "CreateTicketInput" })
 export type CreateTicketInput = typeof CreateTicketInput.Type
 
 export const TicketCreated = Schema.Struct({
-  ticket_id: Schema.UUID,
+  ticket_id: Uuid,
   ticket_number: Schema.Int
-}).annotations({ identifier: "TicketCreated" })
+}).annotate({ identifier: "TicketCreated" })
 export type TicketCreated = typeof TicketCreated.Type
 
-export const AuthorType = Schema.Literal("contact", "agent", "system")
+export const AuthorTypes = ["contact", "agent", "system"] as const
+export const AuthorType = Schema.Literals(AuthorTypes)
+export type AuthorType = typeof AuthorType.Type
 
 export const Message = Schema.Struct({
-  id: Schema.UUID,
+  id: Uuid,
   author_type: AuthorType,
   body: Schema.String,
   created_at: Schema.String
-}).annotations({ identifier: "Message" })
+}).annotate({ identifier: "Message" })
+export type Message = typeof Message.Type
 
 export const Ticket = Schema.Struct({
-  ticket_id: Schema.UUID,
+  ticket_id: Uuid,
   ticket_number: Schema.Int,
   subject: Schema.String,
   status: Status,
@@ -40,69 +57,77 @@ export const Ticket = Schema.Struct({
   created_at: Schema.String,
   updated_at: Schema.String,
   messages: Schema.Array(Message)
-}).annotations({ identifier: "Ticket" })
+}).annotate({ identifier: "Ticket" })
 export type Ticket = typeof Ticket.Type
 
 export const AddMessageInput = Schema.Struct({
   body: RequiredText("body", 50_000),
   contact_email: optional(Email("contact_email"))
-}).annotations({ ...bodyMustBeObject, identifier: "AddMessageInput" })
+}).annotate({ ...bodyMustBeObject, identifier: "AddMessageInput" })
 export type AddMessageInput = typeof AddMessageInput.Type
 
-export const MessageCreated = Schema.Struct({ message_id: Schema.UUID }).annotations({ identifier: "MessageCreated" })
+export const MessageCreated = Schema.Struct({ message_id: Uuid }).annotate({ identifier: "MessageCreated" })
 export type MessageCreated = typeof MessageCreated.Type
 
-export const TicketQuery = Schema.Struct({
-  contact_email: Schema.optionalWith(Email("contact_email"), { exact: true })
-})
+export const TicketQuery = { contact_email: Schema.optionalKey(Email("contact_email")) }
 
-export const TicketPath = Schema.Struct({ id: Schema.String })
+export const TicketPath = { id: Schema.String }
 
-export const IdempotencyHeaders = Schema.Struct({
-  "idempotency-key": Schema.optionalWith(Schema.String, { exact: true })
-})
+export const IdempotencyHeaders = { "idempotency-key": Schema.optionalKey(Schema.String) }
 
-export const TriageValue = <A, I>(value: Schema.Schema<A, I>) =>
+export const TriageSources = ["ai", "human"] as const
+export const TriageSource = Schema.Literals(TriageSources)
+export type TriageSource = typeof TriageSource.Type
+
+const TriageValue = <S extends Schema.Top>(value: S) =>
   Schema.NullOr(Schema.Struct({
-    value: value,
+    value,
     confidence: Schema.NullOr(Schema.Number),
-    source: Schema.Literal("ai", "human")
+    source: TriageSource
   }))
 
-export const Agent = Schema.Struct({ id: Schema.UUID, email: Schema.String, name: Schema.String })
-  .annotations({ identifier: "Agent" })
+export const Agent = Schema.Struct({ id: Uuid, email: Schema.String, name: Schema.String })
+  .annotate({ identifier: "Agent" })
+export type Agent = typeof Agent.Type
+
+export const TriageStatus = Schema.Literals(["pending", "done", "failed"])
+export const EmailStatus = Schema.Literals(["not_configured", "pending", "sent", "failed"])
+export type EmailStatus = typeof EmailStatus.Type
+
+export const Notification = Schema.Struct({
+  notification_id: Uuid,
+  agent: Agent,
+  reason: Schema.String,
+  message_id: Schema.NullOr(Uuid),
+  email_status: EmailStatus,
+  created_at: Schema.String
+}).annotate({ identifier: "Notification" })
+export type Notification = typeof Notification.Type
 
 /** The operator's view: everything the public read hides. */
 export const AdminTicket = Schema.Struct({
   ...Ticket.fields,
-  sentiment: Schema.NullOr(Schema.Literal("negative", "neutral", "positive")),
+  sentiment: Schema.NullOr(Sentiment),
   sentiment_score: Schema.NullOr(Schema.Number),
   tags: Schema.Array(Schema.String),
-  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  metadata: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
   assignee: Schema.NullOr(Agent),
-  duplicate_of: Schema.NullOr(Schema.UUID),
+  duplicate_of: Schema.NullOr(Uuid),
   linked_issues: Schema.Array(Schema.Unknown),
   triage: Schema.Struct({
-    status: Schema.Literal("pending", "done", "failed"),
+    status: TriageStatus,
     model: Schema.NullOr(Schema.String),
     category: TriageValue(Category),
     priority: TriageValue(Priority),
-    sentiment: TriageValue(Schema.Literal("negative", "neutral", "positive"))
+    sentiment: TriageValue(Sentiment)
   }),
   messages: Schema.Array(Schema.Struct({ ...Message.fields, internal: Schema.Boolean })),
   /** agents told about this ticket, oldest first; `email_status` says whether a mail went out */
-  notifications: Schema.Array(Schema.Struct({
-    notification_id: Schema.UUID,
-    agent: Agent,
-    reason: Schema.String,
-    message_id: Schema.NullOr(Schema.UUID),
-    email_status: Schema.Literal("not_configured", "pending", "sent", "failed"),
-    created_at: Schema.String
-  }))
-}).annotations({ identifier: "AdminTicket" })
+  notifications: Schema.Array(Notification)
+}).annotate({ identifier: "AdminTicket" })
 export type AdminTicket = typeof AdminTicket.Type
 
 export const UpdateTicketInput = Schema.Struct({
@@ -110,12 +135,15 @@ export const UpdateTicketInput = Schema.Struct({
   priority: optional(Priority),
   category: optional(Category),
   assignee_email: optional(Email("assignee_email"))
-}).annotations({ ...bodyMustBeObject, identifier: "UpdateTicketInput" })
+}).annotate({ ...bodyMustBeObject, identifier: "UpdateTicketInput" })
 export type UpdateTicketInput = typeof UpdateTicketInput.Type
 
 export const AgentMessageInput = Schema.Struct({
   body: RequiredText("body", 50_000),
   author_email: optional(Email("author_email")),
-  internal: optional(Schema.Boolean.annotations({ message: () => ({ message: "internal must be true or false", override: true }) }))
-}).annotations({ ...bodyMustBeObject, identifier: "AgentMessageInput" })
+  internal: optional(Schema.Boolean.annotate({ message: "internal must be true or false" }))
+}).annotate({ ...bodyMustBeObject, identifier: "AgentMessageInput" })
 export type AgentMessageInput = typeof AgentMessageInput.Type
+
+/** Ticket numbers as rows give them (int8 included), decoded once where they are read. */
+export const TicketNumber = IntFromRow

@@ -1,0 +1,117 @@
+import type { PGlite } from "@electric-sql/pglite"
+import { Duplex } from "node:stream"
+
+const sslRequestCode = 80877103
+const cancelRequestCode = 80877102
+const notificationResponse = 0x41 // 'A'
+const terminate = 0x58 // 'X'
+
+const readInt32 = (bytes: Uint8Array, offset: number) =>
+  ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0
+
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  if (a.length === 0) return b
+  const joined = new Uint8Array(a.length + b.length)
+  joined.set(a)
+  joined.set(b, a.length)
+  return joined
+}
+
+const decoder = new TextDecoder()
+
+/** The channel of each NotificationResponse in a run of backend messages. */
+const notifiedChannels = (bytes: Uint8Array): Array<string> => {
+  const channels: Array<string> = []
+  let offset = 0
+  while (offset + 5 <= bytes.length) {
+    const length = readInt32(bytes, offset + 1)
+    if (bytes[offset] === notificationResponse) {
+      // Int32 pid, then the channel as a NUL-terminated string
+      const start = offset + 9
+      const end = bytes.indexOf(0, start)
+      if (end !== -1) channels.push(decoder.decode(bytes.subarray(start, end)))
+    }
+    offset += 1 + length
+  }
+  return channels
+}
+
+/**
+ * PGlite as a PostgreSQL server to talk the wire protocol with: each `connect()` is a Duplex
+ * whose writes are frontend messages, executed by PGlite in arrival order, and whose reads are
+ * the backend's answers. PGlite is a single session, so every connection shares it; the client
+ * keeps to one connection and pins it for a transaction, which is what keeps transactions
+ * isolated. `onNotify` hears every NOTIFY delivered to the session (after a LISTEN on it).
+ */
+export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) => {
+  // one message at a time, across every connection, in the order they were written
+  let queue: Promise<unknown> = Promise.resolve()
+  const run = (work: () => Promise<void>) => {
+    queue = queue.then(work, work)
+    return queue
+  }
+
+  const connect = (): Duplex => {
+    let started = false
+    let pending: Uint8Array = new Uint8Array(0)
+
+    const execute = (stream: Duplex, message: Uint8Array) =>
+      run(async () => {
+        if (stream.destroyed) return
+        const answer = await db.execProtocolRaw(message)
+        if (answer.length === 0) return
+        for (const channel of notifiedChannels(answer)) onNotify(channel)
+        if (!stream.destroyed) stream.push(answer)
+      })
+
+    const stream: Duplex = new Duplex({
+      read() {},
+      write(chunk: Uint8Array, _encoding, callback) {
+        pending = concat(pending, chunk)
+        const complete: Array<Uint8Array> = []
+        for (;;) {
+          if (!started) {
+            if (pending.length < 8) break
+            const length = readInt32(pending, 0)
+            if (pending.length < length) break
+            const code = readInt32(pending, 4)
+            const message = pending.subarray(0, length)
+            pending = pending.subarray(length)
+            if (code === sslRequestCode) {
+              stream.push(Uint8Array.of(0x4e)) // 'N': no TLS, carry on in the clear
+              continue
+            }
+            if (code === cancelRequestCode) {
+              // nothing to cancel: PGlite runs a statement to its end before the next one starts
+              stream.destroy()
+              return callback()
+            }
+            started = true
+            complete.push(message)
+            continue
+          }
+          if (pending.length < 5) break
+          const length = 1 + readInt32(pending, 1)
+          if (pending.length < length) break
+          const message = pending.subarray(0, length)
+          pending = pending.subarray(length)
+          if (message[0] === terminate) {
+            stream.push(null)
+            return callback()
+          }
+          complete.push(message)
+        }
+        if (complete.length === 0) return callback()
+        const batch = complete.length === 1 ? complete[0]! : complete.reduce(concat)
+        execute(stream, batch).then(() => callback(), (error) => callback(error as Error))
+      },
+      final(callback) {
+        this.push(null)
+        callback()
+      }
+    })
+    return stream
+  }
+
+  return { connect }
+}
