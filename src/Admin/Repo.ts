@@ -1,16 +1,21 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
 
-export class AgentsRepo extends Effect.Service<AgentsRepo>()("app/Admin/AgentsRepo", {
-  effect: Effect.gen(function*() {
+const AgentRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String })
+
+export class AgentsRepo extends Context.Service<AgentsRepo>()("app/Admin/AgentsRepo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /** None when the project already has an agent with this address. */
     const insert = (projectId: string, email: string, name: string) =>
-      sql<{ id: string; email: string; name: string }>`
-        INSERT INTO agents (project_id, email, name) VALUES (${projectId}, ${email}, ${name})
-        ON CONFLICT (project_id, email) DO NOTHING
-        RETURNING id, email, name`.pipe(Effect.map((rows) => rows[0]))
+      sql`INSERT INTO agents (project_id, email, name) VALUES (${projectId}, ${email}, ${name})
+          ON CONFLICT (project_id, email) DO NOTHING
+          RETURNING id, email, name`.pipe(Rows.first(AgentRow))
 
-    return { insert: (projectId: string, email: string, name: string) => Effect.orDie(insert(projectId, email, name)) }
+    return { insert }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
@@ -18,9 +18,8 @@ export const slugify = (title: string) =>
     .slice(0, 80)
     .replace(/-+$/g, "") || "article"
 
-export class Articles extends Effect.Service<Articles>()("app/Articles", {
-  dependencies: [ArticlesRepo.Default],
-  effect: Effect.gen(function*() {
+export class Articles extends Context.Service<Articles>()("app/Articles", {
+  make: Effect.gen(function*() {
     const repo = yield* ArticlesRepo
 
     const search = Effect.fn("Articles.search")(function*(projectId: string, q: string, limit: number) {
@@ -45,14 +44,14 @@ export class Articles extends Effect.Service<Articles>()("app/Articles", {
       }
       if (input.slug != null) {
         const created = yield* repo.insert({ ...fields, slug: input.slug })
-        if (created === undefined) return yield* slugConflict(input.slug)
-        return created
+        if (Option.isNone(created)) return yield* slugConflict(input.slug)
+        return created.value
       }
       const base = slugify(input.title)
       // a concurrent create can take the free slug first: look again and retry
       for (let attempt = 0; attempt < 5; attempt++) {
         const created = yield* repo.insert({ ...fields, slug: yield* freeSlug(projectId, base) })
-        if (created !== undefined) return created
+        if (Option.isSome(created)) return created.value
       }
       return yield* slugConflict(base)
     })
@@ -67,14 +66,16 @@ export class Articles extends Effect.Service<Articles>()("app/Articles", {
         published: input.published ?? undefined
       })
       if (updated === "slug-taken") return yield* slugConflict(input.slug ?? "")
-      if (updated === undefined) return yield* articleNotFound
-      return updated
+      if (Option.isNone(updated)) return yield* articleNotFound
+      return updated.value
     })
 
     const remove = Effect.fn("Articles.remove")(function*(projectId: string, id: string) {
       if (!isUuid(id) || !(yield* repo.remove(projectId, id))) return yield* articleNotFound
     })
 
-    return { search, create, update, remove } as const
+    return { search, create, update, remove, analyze: repo.analyze }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ArticlesRepo.layer))
+}

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../Http/Security.ts"
 import { Articles } from "./Articles.ts"
@@ -7,6 +7,6 @@ import { Articles } from "./Articles.ts"
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>
   Effect.gen(function*() {
     const articles = yield* Articles
-    return handlers.handle("search", ({ urlParams }) =>
-      Effect.flatMap(CurrentKey, (key) => articles.search(key.projectId, urlParams.q, urlParams.limit ?? 10)))
+    return handlers.handle("search", ({ query }) =>
+      Effect.flatMap(Effect.service(CurrentKey), (key) => articles.search(key.projectId, query.q, query.limit ?? 10)))
   }))

@@ -1,7 +1,5 @@
-import { FileSystem, Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, FileSystem, Path, Schema } from "effect"
 import { CreateArticleInput } from "../Domain/Article.ts"
-import { Schema } from "effect"
 import { ValidationError } from "../Domain/Errors.ts"
 import { Articles } from "./Articles.ts"
 
@@ -26,9 +24,12 @@ export const parseArticleFile = (text: string) => {
   }
 }
 
-const decodeArticle = Schema.decodeUnknown(CreateArticleInput)
+const decodeArticle = Schema.decodeUnknownEffect(CreateArticleInput)
 
-/** Imports every `.md` file of a folder, in name order; `publish` overrides the files' own flag. */
+/**
+ * Imports every `.md` file of a folder, in name order; `publish` overrides the files' own flag.
+ * The articles table is analyzed afterwards, as autovacuum would, so search plans see them.
+ */
 export const importFolder = Effect.fn("Articles.importFolder")(function*(
   projectId: string,
   folder: string,
@@ -37,18 +38,19 @@ export const importFolder = Effect.fn("Articles.importFolder")(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const articles = yield* Articles
-  const names = (yield* fs.readDirectory(folder)).filter((name) => name.endsWith(".md")).sort()
+  const names = (yield* Effect.orDie(fs.readDirectory(folder))).filter((name) => name.endsWith(".md")).sort()
   const imported: Array<{ readonly file: string; readonly id: string; readonly slug: string }> = []
   for (const name of names) {
-    const parsed = parseArticleFile(yield* fs.readFileString(path.join(folder, name)))
+    const parsed = parseArticleFile(yield* Effect.orDie(fs.readFileString(path.join(folder, name))))
     if (parsed === undefined) {
       return yield* new ValidationError({ message: `${name}: no front matter with title and category` })
     }
     const input = yield* decodeArticle({ ...parsed, published: options.publish ?? parsed.published ?? false }).pipe(
-      Effect.mapError((error) => new ValidationError({ message: `${name}: ${error.message.split("\n").at(-1)?.trim()}` }))
+      Effect.mapError((error) => new ValidationError({ message: `${name}: ${error.message.split("\n")[0]}` }))
     )
     const created = yield* articles.create(projectId, input)
     imported.push({ file: name, ...created })
   }
+  if (imported.length > 0) yield* articles.analyze
   return imported
 })

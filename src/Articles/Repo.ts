@@ -1,35 +1,46 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { type Article } from "../Domain/Article.ts"
-import { isoTimestamp } from "../Domain/Fields.ts"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
+import type { Article, ArticleCreated, ArticleSearchResults } from "../Domain/Article.ts"
+import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
 
-interface ArticleRow {
-  readonly id: string
-  readonly title: string
-  readonly slug: string
-  readonly body: string
-  readonly category: string
-  readonly published: boolean
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const toArticle = (row: ArticleRow): Article => ({
-  id: row.id,
-  title: row.title,
-  slug: row.slug,
-  body: row.body,
-  category: row.category,
-  published: row.published,
-  created_at: isoTimestamp(row.created_at),
-  updated_at: isoTimestamp(row.updated_at)
+const ArticleRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  body: Schema.String,
+  category: Schema.String,
+  published: Schema.Boolean,
+  created_at: TimestampFromRow,
+  updated_at: TimestampFromRow
 })
+
+const HitRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  category: Schema.String,
+  excerpt: Schema.String,
+  relevance: Schema.Number,
+  total: IntFromRow
+})
+
+const Created = Schema.Struct({ id: Schema.String, slug: Schema.String })
+const Slug = Schema.Struct({ slug: Schema.String })
 
 /** Matched words wrapped in <mark>; the text around them HTML-escaped so the excerpt is safe to render. */
 const headlineOptions = "StartSel=<mark>, StopSel=</mark>, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=\" … \""
 
-export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/Repo", {
-  effect: Effect.gen(function*() {
+export interface ArticleChange {
+  readonly title?: string | undefined
+  readonly body?: string | undefined
+  readonly category?: string | undefined
+  readonly slug?: string | undefined
+  readonly published?: boolean | undefined
+}
+
+export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/Repo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /**
@@ -37,15 +48,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
      * returned: ts_headline re-parses the body and is the costly part.
      */
     const search = (projectId: string, q: string, limit: number) =>
-      sql<{
-        id: string
-        title: string
-        slug: string
-        category: string
-        excerpt: string
-        relevance: number
-        total: number
-      }>`
+      sql`
         WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
         page AS (
           SELECT a.id, a.title, a.slug, a.category, a.body, ts_rank(a.search, query.q, 32) AS relevance,
@@ -55,29 +58,26 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
           ORDER BY relevance DESC, a.id
           LIMIT ${limit}
         )
-        SELECT page.id, page.title, page.slug, page.category, page.relevance, page.total,
-          ts_headline('english', html_escape(page.body),
-            query.q, ${headlineOptions}) AS excerpt
+        SELECT page.id, page.title, page.slug, page.category, page.relevance::text::float8 AS relevance, page.total,
+          ts_headline('english', html_escape(page.body), query.q, ${headlineOptions}) AS excerpt
         FROM page, query
         ORDER BY page.relevance DESC, page.id`.pipe(
-        Effect.map((rows) => ({
-          total: rows.length === 0 ? 0 : Number(rows[0]!.total),
-          articles: rows.map((row) => ({
-            id: row.id,
-            title: row.title,
-            slug: row.slug,
-            excerpt: row.excerpt,
-            category: row.category,
-            relevance: Number(row.relevance)
-          }))
+        Rows.all(HitRow),
+        Effect.map((rows): ArticleSearchResults => ({
+          total: rows[0]?.total ?? 0,
+          articles: rows.map(({ total: _, ...hit }) => hit)
         }))
       )
 
     /** Slugs starting with `base`, to pick the next free `base-N`. */
     const slugsLike = (projectId: string, base: string) =>
-      sql<{ slug: string }>`SELECT slug FROM articles WHERE project_id = ${projectId}
-          AND (slug = ${base} OR slug LIKE ${base + "-%"})`.pipe(Effect.map((rows) => new Set(rows.map((r) => r.slug))))
+      sql`SELECT slug FROM articles WHERE project_id = ${projectId}
+          AND (slug = ${base} OR slug LIKE ${base + "-%"})`.pipe(
+        Rows.all(Slug),
+        Effect.map((rows) => new Set(rows.map((row) => row.slug)))
+      )
 
+    /** None when the slug is taken in the project. */
     const insert = (input: {
       readonly projectId: string
       readonly title: string
@@ -86,25 +86,15 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
       readonly slug: string
       readonly published: boolean
     }) =>
-      sql<{ id: string; slug: string }>`
+      sql`
         INSERT INTO articles (project_id, title, body, category, slug, published)
         VALUES (${input.projectId}, ${input.title}, ${input.body}, ${input.category}, ${input.slug}, ${input.published})
         ON CONFLICT (project_id, slug) DO NOTHING
-        RETURNING id, slug`.pipe(Effect.map((rows) => rows[0]))
+        RETURNING id, slug`.pipe(Rows.first(Created), Effect.map((found): Option.Option<ArticleCreated> => found))
 
-    const find = (projectId: string, id: string) =>
-      sql<ArticleRow>`SELECT * FROM articles WHERE project_id = ${projectId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows[0] === undefined ? undefined : toArticle(rows[0]))
-      )
-
-    const update = (projectId: string, id: string, change: {
-      readonly title?: string | undefined
-      readonly body?: string | undefined
-      readonly category?: string | undefined
-      readonly slug?: string | undefined
-      readonly published?: boolean | undefined
-    }) =>
-      sql<ArticleRow>`
+    /** None when there is no such article; `slug-taken` when the new slug belongs to another one. */
+    const update = (projectId: string, id: string, change: ArticleChange) =>
+      sql`
         UPDATE articles SET
           title = coalesce(${change.title ?? null}, title),
           body = coalesce(${change.body ?? null}, body),
@@ -113,26 +103,25 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("app/Articles/R
           published = coalesce(${change.published ?? null}::boolean, published),
           updated_at = now()
         WHERE project_id = ${projectId} AND id = ${id}
-        RETURNING *`.pipe(Effect.map((rows) => rows[0] === undefined ? undefined : toArticle(rows[0])))
-
-    const remove = (projectId: string, id: string) =>
-      sql`DELETE FROM articles WHERE project_id = ${projectId} AND id = ${id} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
+        RETURNING id, title, slug, body, category, published, created_at, updated_at`.pipe(
+        Rows.first(ArticleRow),
+        Effect.map((found): Option.Option<Article> | "slug-taken" => found),
+        // the unique index is the last word on a slug taken between a check and the write
+        Effect.catchDefect((defect) =>
+          SqlError.isSqlError(defect) && defect.reason._tag === "UniqueViolation"
+            ? Effect.succeed("slug-taken" as const)
+            : Effect.die(defect)
+        )
       )
 
-    return {
-      search: (projectId: string, q: string, limit: number) => Effect.orDie(search(projectId, q, limit)),
-      slugsLike: (projectId: string, base: string) => Effect.orDie(slugsLike(projectId, base)),
-      insert: (input: Parameters<typeof insert>[0]) => Effect.orDie(insert(input)),
-      find: (projectId: string, id: string) => Effect.orDie(find(projectId, id)),
-      update: (projectId: string, id: string, change: Parameters<typeof update>[2]) =>
-        update(projectId, id, change).pipe(
-          Effect.catchAll((error) =>
-            // the unique index is the last word on a slug taken between our check and the write
-            String(error.cause).includes("articles_project_id_slug_key") ? Effect.succeed("slug-taken" as const) : Effect.die(error)
-          )
-        ),
-      remove: (projectId: string, id: string) => Effect.orDie(remove(projectId, id))
-    } as const
+    const remove = (projectId: string, id: string) =>
+      sql`DELETE FROM articles WHERE project_id = ${projectId} AND id = ${id} RETURNING id`.pipe(Rows.some)
+
+    /** What autovacuum would do after a bulk import, so the planner sees the new rows at once. */
+    const analyze = sql`ANALYZE articles`.pipe(Rows.run)
+
+    return { search, slugsLike, insert, update, remove, analyze }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

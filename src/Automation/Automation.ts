@@ -1,22 +1,19 @@
-import { DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { CreateRuleInput, RuleRun } from "../Domain/Automation.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
-import type { ServiceEvent } from "../Domain/Events.ts"
+import { changeEvents, type ServiceEvent } from "../Domain/Events.ts"
 import { isUuid, Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
-import type { JobHandler } from "../Jobs/Runner.ts"
-import { eventJobs, eventOf } from "../Jobs/Outbox.ts"
+import { eventJobs, eventOf, type JobHandler } from "../Domain/Jobs.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { type LockedTicket, TicketsRepo } from "../Tickets/Repo.ts"
-import { changeEvents } from "../Tickets/Tickets.ts"
 import { matches } from "./Conditions.ts"
 import { AutomationRepo } from "./Repo.ts"
 
 /** The runs log shows the newest ones. */
 const runsShown = 100
 
-export class Automation extends Effect.Service<Automation>()("app/Automation", {
-  dependencies: [AutomationRepo.Default, TicketsRepo.Default, Projects.Default],
-  effect: Effect.gen(function*() {
+export class Automation extends Context.Service<Automation>()("app/Automation", {
+  make: Effect.gen(function*() {
     const repo = yield* AutomationRepo
     const tickets = yield* TicketsRepo
     const projects = yield* Projects
@@ -43,7 +40,7 @@ export class Automation extends Effect.Service<Automation>()("app/Automation", {
               if (value.length === 0 || value.length > 50) return yield* invalid("add_tag value must be 1 to 50 characters")
               break
             case "assign":
-              if ((yield* tickets.findAgent(projectId, value.toLowerCase())) === undefined) {
+              if (Option.isNone(yield* tickets.findAgent(projectId, value.toLowerCase()))) {
                 return yield* invalid("assign value must be the email of an agent of this project")
               }
               return { type: action.type, value: value.toLowerCase() }
@@ -87,26 +84,25 @@ export class Automation extends Effect.Service<Automation>()("app/Automation", {
           yield* tickets.withTransaction(Effect.gen(function*() {
             if (yield* repo.hasRun(job.id, rule.id)) return
             const locked = yield* tickets.lockTicket(job.projectId, ticketId)
-            const facts = yield* repo.facts(ticketId)
-            if (locked === undefined || facts === undefined) return
+            if (Option.isNone(locked)) return
             const now = DateTime.formatIso(yield* DateTime.now)
             const matched = matches(rule.conditions, {
-              status: locked.status,
-              priority: locked.priority,
-              category: locked.category,
-              source: facts.source,
-              tags: facts.tags ?? [],
-              sender_email: locked.sender_email,
+              status: locked.value.status,
+              priority: locked.value.priority,
+              category: locked.value.category,
+              source: locked.value.source,
+              tags: locked.value.tags ?? [],
+              sender_email: locked.value.sender_email,
               message_body: event.event === "ticket_replied"
                 ? String(event.data.body)
                 : event.event === "ticket_created"
-                ? facts.body
+                ? locked.value.body
                 : null
             })
             const applied: Array<RuleRun["actions"][number]> = []
             const events: Array<ServiceEvent> = []
-            let current: LockedTicket = locked
-            const tags = new Set((facts.tags ?? []).map((tag) => tag.toLowerCase()))
+            let current: LockedTicket = locked.value
+            const tags = new Set((locked.value.tags ?? []).map((tag) => tag.toLowerCase()))
             for (const action of matched ? rule.actions : []) {
               switch (action.type) {
                 case "set_status": {
@@ -140,7 +136,7 @@ export class Automation extends Effect.Service<Automation>()("app/Automation", {
                   break
                 }
                 case "assign": {
-                  const agent = yield* tickets.findAgent(job.projectId, action.value)
+                  const agent = Option.getOrUndefined(yield* tickets.findAgent(job.projectId, action.value))
                   const changes = agent !== undefined && agent.id !== current.assignee?.id
                   if (changes) {
                     yield* tickets.updateTicket(ticketId, { assigneeId: agent.id, updatedAt: now })
@@ -167,6 +163,10 @@ export class Automation extends Effect.Service<Automation>()("app/Automation", {
         }
       })
 
-    return { create, list, runs, run } as const
+    return { create, list, runs, run }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, Projects.layer])
+  )
+}

@@ -15,7 +15,7 @@ export class DatabaseInfo extends Context.Service<DatabaseInfo, {
 
 const embeddedInfo = Layer.effect(
   DatabaseInfo,
-  Effect.map(Pglite.EmbeddedNotifications, (notifications) => ({
+  Effect.map(Effect.service(Pglite.EmbeddedNotifications), (notifications) => ({
     kind: "embedded" as const,
     listen: notifications.listen
   }))
@@ -26,7 +26,7 @@ const embedded = (dataDir: string) => embeddedInfo.pipe(Layer.provideMerge(Pglit
 /** A listening connection that drops is opened again; meanwhile the workers' slow poll covers. */
 const serverInfo = Layer.effect(
   DatabaseInfo,
-  Effect.map(PgClient.PgClient, (client) => ({
+  Effect.map(Effect.service(PgClient.PgClient), (client) => ({
     kind: "server" as const,
     listen: (channel: string) =>
       Stream.unwrap(Effect.map(client.listen(channel), Stream.fromQueue)).pipe(

@@ -25,7 +25,7 @@ const open = (dataDir: string) =>
 /**
  * The embedded database through the same SQL client as a server: PGlite speaks the wire
  * protocol over an in-process stream, so every query, transaction and decoded row behaves as it
- * does on PostgreSQL. One connection, because PGlite is one session.
+ * does on PostgreSQL.
  */
 export const layer = (dataDir: string) =>
   Layer.effectContext(Effect.gen(function*() {
@@ -34,12 +34,16 @@ export const layer = (dataDir: string) =>
     const wire = makePgliteWire(db, (channel) => {
       for (const listener of listeners.get(channel) ?? []) listener()
     })
-    const client = yield* PgClient.makeClient({
+    // a pool of one: PGlite is one session, and a connection the driver gives up on (a row it
+    // cannot decode is fatal to a connection) is replaced rather than left dead
+    const client = yield* PgClient.make({
       stream: wire.connect,
       ssl: false,
       username: "postgres",
       database: "postgres",
-      applicationName: "support-ticketing"
+      applicationName: "support-ticketing",
+      maxConnections: 1,
+      minConnections: 1
     })
     const listening = new Set<string>()
     const listen = (channel: string): Stream.Stream<void> =>

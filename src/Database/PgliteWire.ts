@@ -51,6 +51,12 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
     return queue
   }
 
+  /** A connection that goes away mid-transaction must not leave the one session inside it. */
+  const abandon = () =>
+    run(async () => {
+      if (!db.closed && db.isInTransaction()) await db.exec("ROLLBACK")
+    })
+
   const connect = (): Duplex => {
     let started = false
     let pending: Uint8Array = new Uint8Array(0)
@@ -97,6 +103,7 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
           pending = pending.subarray(length)
           if (message[0] === terminate) {
             stream.push(null)
+            stream.destroy()
             return callback()
           }
           complete.push(message)
@@ -110,6 +117,7 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
         callback()
       }
     })
+    stream.once("close", () => void abandon())
     return stream
   }
 

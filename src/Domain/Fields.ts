@@ -1,4 +1,4 @@
-import { Schema, SchemaTransformation } from "effect"
+import { Schema, SchemaAST, SchemaTransformation } from "effect"
 
 /**
  * Field schemas whose failures read as plain sentences naming the field (`subject is required`),
@@ -86,8 +86,15 @@ export const Limit = (max: number) =>
     )
   )
 
-/** An optional body field; `null` is read as absent, which is what most JSON clients mean by it. */
-export const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
+/**
+ * An optional body field; `null` is read as absent, which is what most JSON clients mean by it.
+ * A value of another JSON type gets the field's own message (`metadata must be a JSON object`).
+ */
+export const optional = <S extends Schema.Top>(schema: S) => {
+  const message = schema.ast.annotations?.message ?? SchemaAST.toEncoded(schema.ast).annotations?.message
+  const nullable = Schema.NullOr(schema)
+  return Schema.optionalKey(typeof message === "string" ? nullable.annotate({ message }) : nullable)
+}
 
 export const Uuid = Schema.String.check(Schema.isUUID())
 

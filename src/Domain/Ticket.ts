@@ -147,3 +147,15 @@ export type AgentMessageInput = typeof AgentMessageInput.Type
 
 /** Ticket numbers as rows give them (int8 included), decoded once where they are read. */
 export const TicketNumber = IntFromRow
+
+/** One issue of the error tracker that a ticket refers to, as stored in `linked_issues`. */
+export interface LinkedIssue {
+  readonly provider: "sentry"
+  /** the tracker's issue id */
+  readonly id: string
+  readonly short_id: string | null
+  readonly title: string | null
+  readonly url: string
+  /** how it was found: an issue URL in the text, an event id, or a search for the error message */
+  readonly matched_by: "issue_url" | "event_id" | "search"
+}

@@ -1,5 +1,5 @@
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { ErrorTracker, type ErrorTrackerInput, ErrorTrackerUnavailable, type LinkedIssue } from "./ErrorTracker.ts"
 
@@ -206,7 +206,7 @@ export const isConvincing = (message: ErrorMessage, issue: { readonly title: str
 }
 
 const Issue = Schema.Struct({
-  id: Schema.Union(Schema.String, Schema.Number),
+  id: Schema.Union([Schema.String, Schema.Number]),
   shortId: Schema.optional(Schema.NullOr(Schema.String)),
   title: Schema.optional(Schema.NullOr(Schema.String)),
   permalink: Schema.optional(Schema.NullOr(Schema.String)),
@@ -217,7 +217,7 @@ const Issue = Schema.Struct({
 })
 type Issue = typeof Issue.Type
 
-const EventLookup = Schema.Struct({ groupId: Schema.Union(Schema.String, Schema.Number) })
+const EventLookup = Schema.Struct({ groupId: Schema.Union([Schema.String, Schema.Number]) })
 const ShortIdLookup = Schema.Struct({ group: Issue })
 const SearchResults = Schema.Array(Issue)
 
@@ -239,7 +239,11 @@ export const layer: Layer.Layer<ErrorTracker, never, AppConfig> = Layer.effect(
     const unavailable = (message: string, cause?: unknown) => new ErrorTrackerUnavailable({ message, cause })
 
     /** None for an answer that means "no such thing"; a failure for anything worth retrying. */
-    const get = <A, I>(schema: Schema.Schema<A, I>, path: string, urlParams: Record<string, string> = {}) =>
+    const get = <S extends Schema.Top & { readonly DecodingServices: never }>(
+      schema: S,
+      path: string,
+      urlParams: Record<string, string> = {}
+    ) =>
       client.execute(
         HttpClientRequest.get(`${apiBase}${path}`, { urlParams, acceptJson: true }).pipe(
           HttpClientRequest.bearerToken(token.value)
@@ -249,7 +253,7 @@ export const layer: Layer.Layer<ErrorTracker, never, AppConfig> = Layer.effect(
           const status = response.status
           if (status >= 200 && status < 300) {
             return response.json.pipe(
-              Effect.flatMap(Schema.decodeUnknown(schema)),
+              Effect.flatMap(Schema.decodeUnknownEffect(schema)),
               Effect.map(Option.some),
               Effect.mapError((cause) => unavailable(`Sentry answered ${path} with an unexpected body`, cause))
             )
@@ -261,14 +265,14 @@ export const layer: Layer.Layer<ErrorTracker, never, AppConfig> = Layer.effect(
           return (status === 404
             ? Effect.void
             : Effect.logWarning("Sentry refused a lookup").pipe(Effect.annotateLogs({ status, path }))).pipe(
-              Effect.as(Option.none<A>())
+              Effect.as(Option.none<S["Type"]>())
             )
         }),
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: requestTimeout,
-          onTimeout: () => unavailable(`Sentry did not answer ${path} within ${Duration.format(requestTimeout)}`)
+          orElse: () => Effect.fail(unavailable(`Sentry did not answer ${path} within ${Duration.format(requestTimeout)}`))
         }),
-        Effect.catchTag("RequestError", "ResponseError", (cause) => Effect.fail(unavailable(`Sentry is unreachable: ${cause.message}`, cause)))
+        Effect.catchTag("HttpClientError", (cause) => Effect.fail(unavailable(`Sentry is unreachable: ${cause.message}`, cause)))
       )
 
     const link = (issue: Issue, matched_by: LinkedIssue["matched_by"]): LinkedIssue => {
@@ -333,9 +337,9 @@ export const layer: Layer.Layer<ErrorTracker, never, AppConfig> = Layer.effect(
         ...references.messages.map(bySearch)
       ]
       const found = yield* Effect.all(lookups, { concurrency: 4 }).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: totalTimeout,
-          onTimeout: () => unavailable(`Sentry lookups took longer than ${Duration.format(totalTimeout)}`)
+          orElse: () => Effect.fail(unavailable(`Sentry lookups took longer than ${Duration.format(totalTimeout)}`))
         })
       )
       const linked = new Map<string, LinkedIssue>()

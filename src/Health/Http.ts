@@ -1,9 +1,7 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-
-export const serviceName = "support-ticketing"
-export const serviceVersion = "0.1.0"
+import { serviceName, serviceVersion } from "./Version.ts"
 
 const healthy = { status: "ok", service: serviceName, version: serviceVersion }
 

@@ -1,12 +1,12 @@
-import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { AdminToken } from "../Admin/AdminToken.ts"
 import { AppConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { sameSecret } from "../Projects/Secrets.ts"
 import { RateLimit } from "./RateLimit.ts"
-import { AdminAuth, ProjectAuth } from "./Security.ts"
+import { AdminAuth, CurrentKey, ProjectAuth } from "./Security.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
 
@@ -21,41 +21,46 @@ export const ProjectAuthLive = Layer.effect(
     const rateLimit = yield* RateLimit
     const config = yield* AppConfig
 
-    const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const clientAddress = (request: HttpServerRequest.HttpServerRequest) => {
       const forwarded = request.headers["x-forwarded-for"]
       if (config.trustProxy && forwarded !== undefined) return forwarded.split(",")[0]!.trim()
       return Option.getOrElse(request.remoteAddress, () => "unknown")
-    })
+    }
 
-    return {
-      bearer: (token) =>
+    return ProjectAuth.of({
+      bearer: (httpEffect, { credential }) =>
         Effect.gen(function*() {
-          const key = yield* projects.authenticate(Redacted.value(token))
+          const key = yield* projects.authenticate(Redacted.value(credential))
           if (Option.isNone(key)) {
-            yield* rateLimit.check(`addr:${yield* clientAddress}`)
+            const request = yield* HttpServerRequest.HttpServerRequest
+            yield* rateLimit.check(`addr:${clientAddress(request)}`)
             return yield* invalidKey
           }
           yield* rateLimit.check(`key:${key.value.key_id}`)
-          return { keyId: key.value.key_id, projectId: key.value.project_id, scope: key.value.scope }
+          return yield* Effect.provideService(httpEffect, CurrentKey, {
+            keyId: key.value.key_id,
+            projectId: key.value.project_id,
+            scope: key.value.scope
+          })
         })
-    }
+    })
   })
-)
+).pipe(Layer.provide([Projects.layer, RateLimit.layer]))
 
 export const AdminAuthLive = Layer.effect(
   AdminAuth,
   Effect.gen(function*() {
     const admin = yield* AdminToken
-    return {
-      bearer: (token) =>
+    return AdminAuth.of({
+      bearer: (httpEffect, { credential }) =>
         Option.match(admin.token, {
           onNone: () =>
             Effect.fail(new Unauthorized({ message: "the admin API is disabled: set ADMIN_TOKEN to enable it" })),
           onSome: (expected) =>
-            sameSecret(Redacted.value(token), expected)
-              ? Effect.void
+            sameSecret(Redacted.value(credential), expected)
+              ? httpEffect
               : Effect.fail(new Unauthorized({ message: "a valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>" }))
         })
-    }
+    })
   })
-)
+).pipe(Layer.provide(AdminToken.layer))

@@ -1,22 +1,22 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Conflict, ValidationError } from "../Domain/Errors.ts"
 import { sha256 } from "../Projects/Secrets.ts"
+import { IdempotencyRepo } from "./IdempotencyRepo.ts"
+
+const respond = (status: number, body: unknown, replayed: boolean) => {
+  const response = HttpServerResponse.jsonUnsafe(body, { status })
+  return replayed ? HttpServerResponse.setHeader(response, "idempotent-replayed", "true") : response
+}
 
 /**
  * `Idempotency-Key` on the POSTs that create things. The lookup, the work and the stored answer
  * share one transaction under an advisory lock on (project, key): concurrent repeats get 409,
  * later repeats get the first answer, and a failed attempt leaves nothing behind to replay.
  */
-export class Idempotency extends Effect.Service<Idempotency>()("app/Http/Idempotency", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-
-    const respond = (status: number, body: unknown, replayed: boolean) => {
-      const response = HttpServerResponse.unsafeJson(body, { status })
-      return replayed ? HttpServerResponse.setHeader(response, "idempotent-replayed", "true") : response
-    }
+export class Idempotency extends Context.Service<Idempotency>()("app/Http/Idempotency", {
+  make: Effect.gen(function*() {
+    const repo = yield* IdempotencyRepo
 
     const run = <A, E>(options: {
       readonly projectId: string
@@ -32,37 +32,30 @@ export class Idempotency extends Effect.Service<Idempotency>()("app/Http/Idempot
         }
         const request = yield* HttpServerRequest.HttpServerRequest
         const body = yield* Effect.orDie(request.text)
-        const fingerprint = sha256(`${request.method} ${request.url}\n${body}`).toString("hex")
-        return yield* sql.withTransaction(Effect.gen(function*() {
-          const [lock] = yield* sql<{ acquired: boolean }>`
-            SELECT pg_try_advisory_xact_lock(hashtextextended(${`${options.projectId}:${key}`}, 0)) AS acquired`
-          if (!lock!.acquired) {
+        const requestHash = sha256(`${request.method} ${request.url}\n${body}`).toString("hex")
+        return yield* repo.withTransaction(Effect.gen(function*() {
+          if (!(yield* repo.tryLock(options.projectId, key))) {
             // Retry-After tells a client that timed out and tried again that the wait will end
             return yield* new Conflict({
               message: "a request with this Idempotency-Key is still in progress",
               retryAfterSeconds: 1
             })
           }
-          const [prior] = yield* sql<{ request_hash: string; response_status: number; response_body: unknown }>`
-            SELECT request_hash, response_status, response_body FROM idempotency_keys
-            WHERE project_id = ${options.projectId} AND idempotency_key = ${key}
-              AND created_at > now() - interval '24 hours'`
-          if (prior !== undefined) {
-            if (prior.request_hash !== fingerprint) {
+          const prior = yield* repo.find(options.projectId, key)
+          if (prior._tag === "Some") {
+            if (prior.value.request_hash !== requestHash) {
               return yield* new Conflict({ message: "this Idempotency-Key was already used with a different request" })
             }
-            return respond(prior.response_status, prior.response_body, true)
+            return respond(prior.value.response_status, prior.value.response_body, true)
           }
           const result = yield* options.work
-          yield* sql`
-            INSERT INTO idempotency_keys (project_id, idempotency_key, request_hash, response_status, response_body)
-            VALUES (${options.projectId}, ${key}, ${fingerprint}, ${options.status}, ${JSON.stringify(result)}::jsonb)
-            ON CONFLICT (project_id, idempotency_key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-              response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body, created_at = now()`
+          yield* repo.store(options.projectId, key, { requestHash, status: options.status, body: result })
           return respond(options.status, result, false)
-        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        }))
       })
 
-    return { run } as const
+    return { run }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(IdempotencyRepo.layer))
+}

@@ -1,39 +1,29 @@
-import { RateLimiter } from "@effect/experimental"
-import * as RedisStore from "@effect/experimental/RateLimiter/Redis"
-import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { NodeRedis } from "@effect/platform-node"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { RateLimiter } from "effect/persistence"
 import { AppConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
 
 const window = Duration.minutes(1)
 
-const redisOptions = (url: string) => {
-  const parsed = new URL(url)
-  return {
-    host: parsed.hostname,
-    port: parsed.port === "" ? 6379 : Number(parsed.port),
-    username: parsed.username === "" ? undefined : decodeURIComponent(parsed.username),
-    password: parsed.password === "" ? undefined : decodeURIComponent(parsed.password),
-    db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined,
-    tls: parsed.protocol === "rediss:" ? {} : undefined,
-    prefix: "support:ratelimit:"
-  }
-}
-
 /** The budget store: this process's memory, or Redis so that every instance shares one budget. */
-const StoreLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+const StoreLive = Layer.unwrap(AppConfig.useSync((config) =>
   Option.match(config.redisUrl, {
     onNone: () => RateLimiter.layerStoreMemory,
-    onSome: (url) => RedisStore.layerStore(redisOptions(Redacted.value(url)))
+    onSome: (url) =>
+      RateLimiter.layerStoreRedis({ prefix: "support:ratelimit:" }).pipe(
+        Layer.provide(NodeRedis.layer({ url: Redacted.value(url) })),
+        Layer.orDie
+      )
   })
 ))
 
 const seconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toSeconds(duration)))
 
 /** Fixed windows of one minute per key; the RateLimit-* headers go on every response it governs. */
-export class RateLimit extends Effect.Service<RateLimit>()("app/Http/RateLimit", {
-  dependencies: [RateLimiter.layer.pipe(Layer.provide(StoreLive))],
-  effect: Effect.gen(function*() {
+export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit", {
+  make: Effect.gen(function*() {
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* AppConfig
     const limit = config.rateLimitPerMinute
@@ -43,15 +33,15 @@ export class RateLimit extends Effect.Service<RateLimit>()("app/Http/RateLimit",
         Effect.matchEffect({
           onSuccess: (result) => Effect.succeed({ remaining: result.remaining, reset: seconds(result.resetAfter) }),
           onFailure: (error) =>
-            error.reason === "Exceeded"
-              ? Effect.fail({ retryAfter: seconds(error.retryAfter) })
+            error.reason._tag === "RateLimitExceeded"
+              ? Effect.fail({ retryAfter: seconds(error.reason.retryAfter) })
               // the limiter's store being down must not take the whole API down with it
               : Effect.as(Effect.logWarning("rate limit store unavailable", error), { remaining: limit, reset: 60 })
         })
       )
 
     const headers = (remaining: number, reset: number) =>
-      HttpApp.appendPreResponseHandler((_request, response) =>
+      HttpEffect.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeaders(response, {
           "ratelimit-limit": String(limit),
           "ratelimit-remaining": String(Math.max(0, remaining)),
@@ -65,7 +55,7 @@ export class RateLimit extends Effect.Service<RateLimit>()("app/Http/RateLimit",
         Effect.matchEffect({
           onSuccess: ({ remaining, reset }) => headers(remaining, reset),
           onFailure: ({ retryAfter }) =>
-            Effect.zipRight(
+            Effect.andThen(
               headers(0, retryAfter),
               Effect.fail(new RateLimited({
                 message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
@@ -75,6 +65,11 @@ export class RateLimit extends Effect.Service<RateLimit>()("app/Http/RateLimit",
         })
       )
 
-    return { check } as const
+    return { check }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide(RateLimiter.layer),
+    Layer.provide(StoreLive)
+  )
+}

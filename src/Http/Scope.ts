@@ -7,9 +7,9 @@ const notAllowed = (what: string) =>
 
 /** Fails unless the request's key has the `full` scope. */
 export const requireFullScope = (what: string) =>
-  Effect.flatMap(CurrentKey, (key) => key.scope === "full" ? Effect.void : Effect.fail(notAllowed(what)))
+  Effect.flatMap(Effect.service(CurrentKey), (key) => key.scope === "full" ? Effect.void : Effect.fail(notAllowed(what)))
 
 /** A widget key acts for one contact, so it must name the contact. */
 export const requireContactForWidget = (contactEmail: string | null | undefined, what: string) =>
-  Effect.flatMap(CurrentKey, (key) =>
+  Effect.flatMap(Effect.service(CurrentKey), (key) =>
     key.scope === "full" || contactEmail != null ? Effect.void : Effect.fail(notAllowed(`${what} without contact_email`)))

@@ -1,24 +1,25 @@
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import { Context, Schema } from "effect"
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { ForbiddenWire, RateLimitedWire, UnauthorizedWire } from "../Domain/Errors.ts"
 import type { KeyScope } from "../Domain/Project.ts"
 
 /** The API key of the request being served: its project bounds everything the request sees. */
-export class CurrentKey extends Context.Tag("app/CurrentKey")<CurrentKey, {
+export class CurrentKey extends Context.Service<CurrentKey, {
   readonly keyId: string
   readonly projectId: string
   readonly scope: KeyScope
-}>() {}
+}>()("app/CurrentKey") {}
 
 /** `Authorization: Bearer tf_...`, then the per-key rate limit. */
-export class ProjectAuth extends HttpApiMiddleware.Tag<ProjectAuth>()("app/ProjectAuth", {
-  failure: Schema.Union(UnauthorizedWire, ForbiddenWire, RateLimitedWire),
-  provides: CurrentKey,
-  security: { bearer: HttpApiSecurity.bearer }
+export class ProjectAuth extends HttpApiMiddleware.Service<ProjectAuth, { provides: CurrentKey }>()("app/ProjectAuth", {
+  error: [UnauthorizedWire, ForbiddenWire, RateLimitedWire],
+  security: { bearer: HttpApiSecurity.bearer },
+  requiredForClient: true
 }) {}
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
-export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("app/AdminAuth", {
-  failure: UnauthorizedWire,
-  security: { bearer: HttpApiSecurity.bearer }
+export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/AdminAuth", {
+  error: UnauthorizedWire,
+  security: { bearer: HttpApiSecurity.bearer },
+  requiredForClient: true
 }) {}

@@ -1,26 +1,25 @@
 import { Effect, Layer } from "effect"
 import { Automation } from "../Automation/Automation.ts"
 import { AppConfig } from "../Config.ts"
+import { JobFailed, notificationOf } from "../Domain/Jobs.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import * as Sentry from "../ErrorTracker/Sentry.ts"
-import * as Mailer from "../Notifier/Mailer.ts"
-import * as Notifier from "../Notifier/Notifier.ts"
+import { Mailer } from "../Notifier/Mailer.ts"
+import { Notifier } from "../Notifier/Notifier.ts"
 import { Followups } from "../Tickets/Followups.ts"
 import * as LocalTriage from "../Triage/Local.ts"
 import * as OpenAiTriage from "../Triage/OpenAi.ts"
 import type { Triage } from "../Triage/Triage.ts"
 import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { JobsRepo } from "./Repo.ts"
-import { JobFailed, JobHandlers, RunnerLive } from "./Runner.ts"
+import { JobHandlers, RunnerLive } from "./Runner.ts"
 
 /** The services at the edge, chosen by the settings: a model, an error tracker, a mail server. */
 export const EdgeServicesLive = Layer.mergeAll(
-  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  Layer.unwrap(AppConfig.useSync((config) =>
     config.triageProvider === "openai" ? OpenAiTriage.layer(LocalTriage.layer) : LocalTriage.layer
   )),
-  Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
-    config.errorTracker === "sentry" ? Sentry.layer : ErrorTracker.none
-  )),
+  Layer.unwrap(AppConfig.useSync((config) => config.errorTracker === "sentry" ? Sentry.layer : ErrorTracker.none)),
   Notifier.layer.pipe(Layer.provide(Mailer.layer))
 )
 
@@ -31,7 +30,7 @@ const HandlersLive = Layer.effect(
     const followups = yield* Followups
     const webhooks = yield* Webhooks
     const automation = yield* Automation
-    const notifier = yield* Notifier.Notifier
+    const notifier = yield* Notifier
     return {
       triage: followups.runTriage,
       duplicate_check: followups.checkDuplicate,
@@ -39,22 +38,18 @@ const HandlersLive = Layer.effect(
       webhook_delivery: webhooks.deliver,
       automation: automation.run,
       notify: (job) =>
-        notifier.notify({
-          projectId: job.projectId,
-          ticketId: job.ticketId!,
-          agentId: String(job.payload.agent_id),
-          messageId: typeof job.payload.message_id === "string" ? job.payload.message_id : null,
-          reason: "ticket_replied"
-        }).pipe(Effect.mapError((error) => new JobFailed({ message: error.message, cause: error })))
+        notifier.notify(notificationOf(job)).pipe(
+          Effect.mapError((error) => new JobFailed({ message: error.message, cause: error }))
+        )
     }
   })
-).pipe(Layer.provide(Followups.Default))
+).pipe(Layer.provide(Followups.layer))
 
 /**
  * The background pipeline of one instance: the job runner with every handler. `edge` swaps the
  * services at the edge, which is how tests put mocks (a fixed triage, a fake tracker) in.
  */
-export const pipelineLayer = <E, R>(edge: Layer.Layer<Triage | ErrorTracker | Notifier.Notifier, E, R>) =>
-  RunnerLive.pipe(Layer.provide(HandlersLive), Layer.provide(JobsRepo.Default), Layer.provide(edge))
+export const pipelineLayer = <E, R>(edge: Layer.Layer<Triage | ErrorTracker | Notifier, E, R>) =>
+  RunnerLive.pipe(Layer.provide(HandlersLive), Layer.provide(JobsRepo.layer), Layer.provide(edge))
 
 export const PipelineLive = pipelineLayer(EdgeServicesLive)

@@ -1,23 +1,24 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { JobKind } from "./Outbox.ts"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
+import { IntFromRow } from "../Domain/Fields.ts"
+import { type ClaimedJob, JobKinds, type JobKind } from "../Domain/Jobs.ts"
 
-/** A job this instance holds: it runs it, and only it can finish it, while `lease` is current. */
-export interface ClaimedJob {
-  readonly id: string
-  readonly kind: JobKind
-  readonly projectId: string
-  readonly ticketId: string | null
-  readonly payload: Record<string, unknown>
-  /** attempts so far, this one included */
-  readonly attempts: number
-  readonly lease: string
-}
+const ClaimRow = Schema.Struct({
+  id: Schema.NullOr(Schema.String),
+  kind: Schema.NullOr(Schema.Literals(JobKinds)),
+  project_id: Schema.NullOr(Schema.String),
+  ticket_id: Schema.NullOr(Schema.String),
+  payload: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
+  attempts: Schema.NullOr(IntFromRow),
+  lease: Schema.NullOr(Schema.String),
+  next_due: Schema.NullOr(Schema.Date)
+})
 
 const iso = (millis: number) => new Date(millis).toISOString()
 
-export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
-  effect: Effect.gen(function*() {
+export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /**
@@ -32,16 +33,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
       readonly owner: string
       readonly limits: ReadonlyArray<{ readonly kind: JobKind; readonly limit: number }>
     }) =>
-      sql<{
-        id: string | null
-        kind: JobKind
-        project_id: string
-        ticket_id: string | null
-        payload: Record<string, unknown>
-        attempts: number
-        lease: string
-        next_due: Date | string | null
-      }>`
+      sql`
         WITH limits AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(options.limits)}::jsonb) AS l(kind text, "limit" int)
         ), picked AS (
@@ -64,19 +56,20 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
           SELECT min(run_at) AS next_due FROM jobs
           WHERE status = 'pending' AND run_at > ${iso(options.now)}
         ) soon LEFT JOIN claimed ON true`.pipe(
+        Rows.all(ClaimRow),
         Effect.map((rows) => ({
           jobs: rows.flatMap((row): Array<ClaimedJob> =>
             row.id === null ? [] : [{
               id: row.id,
-              kind: row.kind,
-              projectId: row.project_id,
+              kind: row.kind!,
+              projectId: row.project_id!,
               ticketId: row.ticket_id,
-              payload: row.payload,
-              attempts: Number(row.attempts),
-              lease: row.lease
+              payload: row.payload ?? {},
+              attempts: row.attempts ?? 1,
+              lease: row.lease!
             }]
           ),
-          nextDue: rows[0]?.next_due == null ? undefined : new Date(rows[0].next_due).getTime()
+          nextDue: rows[0]?.next_due == null ? undefined : rows[0].next_due.getTime()
         }))
       )
 
@@ -94,7 +87,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
           )
           UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
             last_error = NULL, updated_at = ${iso(now)}
-          FROM finished WHERE jobs.id = finished.id`.pipe(Effect.asVoid)
+          FROM finished WHERE jobs.id = finished.id`.pipe(Rows.run)
 
     /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
     const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
@@ -102,7 +95,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
             run_at = ${retryAt === undefined ? iso(now) : iso(retryAt)},
             lease = NULL, locked_by = NULL, locked_until = NULL, last_error = ${error.slice(0, 2000)},
             updated_at = ${iso(now)}
-          WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Effect.asVoid)
+          WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Rows.run)
 
     /**
      * Hands back a job this instance will not finish (it is shutting down): due at once, and
@@ -115,7 +108,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
             WHERE id = ${job.id} AND lease = ${job.lease}
             RETURNING id
           )
-          SELECT pg_notify('jobs', 'due') FROM released`.pipe(Effect.asVoid)
+          SELECT pg_notify('jobs', 'due') FROM released`.pipe(Rows.run)
 
     /**
      * Extends the leases of every job this instance still runs; a live instance never loses one.
@@ -126,7 +119,7 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
       sql`UPDATE jobs SET locked_until = ${iso(leaseUntil)}
           WHERE id IN (
             SELECT id FROM jobs WHERE status = 'running' AND locked_by = ${owner} FOR UPDATE SKIP LOCKED
-          )`.pipe(Effect.asVoid)
+          )`.pipe(Rows.run)
 
     /** Forgets finished work: done jobs after a day, failed ones after 30, idempotency keys after 24 h. */
     const prune = (now: number) =>
@@ -134,16 +127,10 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("app/Jobs/Repo", {
         sql`DELETE FROM jobs WHERE status = 'done' AND updated_at < ${iso(now - 86_400_000)}`,
         sql`DELETE FROM jobs WHERE status = 'failed' AND updated_at < ${iso(now - 30 * 86_400_000)}`,
         sql`DELETE FROM idempotency_keys WHERE created_at < ${iso(now - 86_400_000)}`
-      ], { discard: true })
+      ], { discard: true }).pipe(Rows.run)
 
-    return {
-      claim: (options: Parameters<typeof claim>[0]) => Effect.orDie(claim(options)),
-      complete: (jobs: ReadonlyArray<ClaimedJob>, now: number) => Effect.orDie(complete(jobs, now)),
-      fail: (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
-        Effect.orDie(fail(job, now, error, retryAt)),
-      release: (job: ClaimedJob, now: number) => Effect.orDie(release(job, now)),
-      renewLeases: (owner: string, leaseUntil: number) => Effect.orDie(renewLeases(owner, leaseUntil)),
-      prune: (now: number) => Effect.orDie(prune(now))
-    } as const
+    return { claim, complete, fail, release, renewLeases, prune }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Duration, Effect, Option, Schedule, ScheduleDecision } from "effect"
+import { Cause, Duration, Effect, Exit, Option, Random, Schedule } from "effect"
 
 /**
  * The delay before the next attempt of a job that has failed `failures` times, or none when the
@@ -8,24 +8,34 @@ import { Duration, Effect, Option, Schedule, ScheduleDecision } from "effect"
  */
 export const delayAfter = <Out>(policy: Schedule.Schedule<Out, unknown>, failures: number) =>
   Effect.gen(function*() {
-    const delays = Schedule.delays(policy)
-    let state = delays.initial
+    const step = yield* Schedule.toStep(policy)
     let delay = Duration.zero
-    for (let step = 0; step < failures; step++) {
-      const [next, out, decision] = yield* delays.step(0, undefined, state)
-      if (ScheduleDecision.isDone(decision)) return Option.none<Duration.Duration>()
-      state = next
-      delay = out
+    for (let attempt = 0; attempt < failures; attempt++) {
+      const next = yield* Effect.exit(step(0, undefined))
+      if (Exit.isFailure(next)) return Option.none<Duration.Duration>()
+      delay = next.value[1]
     }
     return Option.some(delay)
   })
 
+/** The given delays, one after the other, and then no more. */
+const fromDelays = (delays: ReadonlyArray<Duration.Duration>): Schedule.Schedule<Duration.Duration> =>
+  Schedule.fromStep(Effect.sync(() => {
+    let index = 0
+    return (_now: number, _input: unknown) => {
+      const delay = delays[index++]
+      return delay === undefined ? Cause.done(Duration.zero) : Effect.succeed([delay, delay] as [Duration.Duration, Duration.Duration])
+    }
+  }))
+
 /** The webhook schedule of CONTRACT: the configured delays, each with up to 10% added, never subtracted. */
 export const webhookPolicy = (delays: ReadonlyArray<Duration.Duration>) =>
-  Schedule.fromDelays(delays[0] ?? Duration.zero, ...delays.slice(1)).pipe(Schedule.jitteredWith({ min: 1, max: 1.1 }))
+  fromDelays(delays).pipe(
+    Schedule.modifyDelay(({ duration }) => Effect.map(Random.next, (r) => Duration.times(duration, 1 + 0.1 * r)))
+  )
 
 /** Everything else that can fail for a while (a model, a tracker, a mail server): 1s, 4s, 16s, 64s, 256s. */
-export const backoffPolicy = Schedule.exponential("1 second", 4).pipe(Schedule.intersect(Schedule.recurs(5)))
+export const backoffPolicy = Schedule.exponential("1 second", 4).pipe(Schedule.upTo({ times: 5 }))
 
 /** An attempt asked for by a person (redeliver): one try, no retries. */
-export const oncePolicy = Schedule.stop
+export const oncePolicy = fromDelays([])

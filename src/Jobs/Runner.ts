@@ -1,28 +1,14 @@
-import { Cause, Chunk, Clock, Context, Data, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
-import { type JobKind, JobKinds } from "./Outbox.ts"
-import { type ClaimedJob, JobsRepo } from "./Repo.ts"
+import { type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
+import { JobsRepo } from "./Repo.ts"
 import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
 
-/** A job's attempt went wrong in an expected way; it is retried on its kind's schedule. */
-export class JobFailed extends Data.TaggedError("JobFailed")<{
-  readonly message: string
-  readonly cause?: unknown
-}> {}
-
-export interface Attempt {
-  /** the wait before the next attempt if this one fails; none when this is the last one */
-  readonly retryDelay: Option.Option<Duration.Duration>
-}
-
-export type JobHandler = (job: ClaimedJob, attempt: Attempt) => Effect.Effect<void, JobFailed>
-
 /** What each kind of job does. A kind without a handler is never claimed by this instance. */
-export class JobHandlers extends Context.Tag("app/Jobs/JobHandlers")<
-  JobHandlers,
-  Partial<Record<JobKind, JobHandler>>
->() {}
+export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<JobKind, JobHandler>>>()(
+  "app/Jobs/JobHandlers"
+) {}
 
 /** Jobs of a kind one instance runs at once, unless JOB_CONCURRENCY says otherwise. */
 const defaultConcurrency: Record<JobKind, number> = {
@@ -36,13 +22,13 @@ const defaultConcurrency: Record<JobKind, number> = {
 }
 
 const coalesceWindow = Duration.millis(5)
-const wallClock = Clock.make()
+const wallClock = Clock.Clock.defaultValue()
 
 /** A hung handler must not hold its slot forever; every edge call has a shorter time box of its own. */
 const handlerTimeBox = Duration.minutes(5)
 
 const describe = (cause: Cause.Cause<JobFailed>) =>
-  Option.match(Cause.failureOption(cause), {
+  Option.match(Cause.findErrorOption(cause), {
     onNone: () => Cause.pretty(cause),
     onSome: (failure) => failure.message
   })
@@ -55,7 +41,7 @@ const describe = (cause: Cause.Cause<JobFailed>) =>
  * dead one's jobs return after one lease. On shutdown the claimer stops, the jobs in hand get
  * a grace period to finish, and the rest are handed back for another instance.
  */
-export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
+export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   const repo = yield* JobsRepo
   const handlers = yield* JobHandlers
   const config = yield* AppConfig
@@ -82,20 +68,17 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
 
   // finished jobs are marked done in batches: one statement for all that finished meanwhile
   const finished = yield* Queue.unbounded<ClaimedJob>()
-  const markDone = (jobs: Chunk.Chunk<ClaimedJob>) =>
-    Chunk.isEmpty(jobs)
-      ? Effect.void
-      : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(Chunk.toArray(jobs), now))
-  // registered first, so it runs last: what finished during the shutdown grace is recorded too
-  yield* Effect.addFinalizer(() =>
-    Effect.flatMap(Queue.takeAll(finished), markDone).pipe(
-      Effect.catchAllCause((cause) => Effect.logError("recording finished jobs failed; they will run again", cause))
-    )
+  const markDone = (jobs: ReadonlyArray<ClaimedJob>) =>
+    jobs.length === 0 ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(jobs, now))
+  const logBookkeeping = Effect.catchCause((cause: Cause.Cause<unknown>) =>
+    Effect.logError("recording finished jobs failed; they will run again", cause)
   )
+  // registered first, so it runs last: what finished during the shutdown grace is recorded too
+  yield* Effect.addFinalizer(() => Effect.flatMap(Queue.clear(finished), markDone).pipe(logBookkeeping))
   yield* Queue.takeBetween(finished, 1, 500).pipe(
     // once taken from the queue, a batch is written even when the runner is stopping
     Effect.flatMap((jobs) => Effect.uninterruptible(markDone(jobs))),
-    Effect.catchAllCause((cause) => Effect.logError("recording finished jobs failed; they will run again", cause)),
+    logBookkeeping,
     Effect.forever,
     Effect.forkScoped
   )
@@ -105,9 +88,9 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.gen(function*() {
       const retryDelay = yield* delayAfter(policyOf(job), job.attempts)
       const exit = yield* handler(job, { retryDelay }).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: handlerTimeBox,
-          onTimeout: () => new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` })
+          orElse: () => Effect.fail(new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` }))
         }),
         Effect.exit
       )
@@ -125,7 +108,7 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
       if (Option.isSome(retryAt)) yield* Queue.offer(wake, undefined)
     }).pipe(
       Effect.onInterrupt(() => Effect.flatMap(Clock.currentTimeMillis, (now) => repo.release(job, now))),
-      Effect.catchAllCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
+      Effect.catchCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
       Effect.ensuring(Effect.suspend(() => {
         busy[job.kind]--
         return backlog[job.kind] ? Queue.offer(wake, undefined) : Effect.void
@@ -157,10 +140,10 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
     // under a stream of commits, one claim per NOTIFY would be a query per ticket: gather the
     // commits of a few milliseconds into one claim. Wall-clock on purpose: it batches real I/O
     // and is no delay a test steps through, so TestClock has no say in it.
-    yield* Effect.sleep(coalesceWindow).pipe(Effect.withClock(wallClock))
+    yield* Effect.sleep(coalesceWindow).pipe(Effect.provideService(Clock.Clock, wallClock))
   }).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.zipRight(Effect.logError("claiming jobs failed; trying again", cause), Effect.sleep("1 second"))
+    Effect.catchCause((cause) =>
+      Effect.andThen(Effect.logError("claiming jobs failed; trying again", cause), Effect.sleep("1 second"))
     ),
     Effect.forever
   )
@@ -168,12 +151,12 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
   if (kinds.length === 0) return
   yield* database.listen("jobs").pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)
   yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis)).pipe(
-    Effect.catchAllCause((cause) => Effect.logError("renewing job leases failed", cause)),
+    Effect.catchCause((cause) => Effect.logError("renewing job leases failed", cause)),
     Effect.repeat(Schedule.spaced(Duration.millis(leaseMillis / 3))),
     Effect.forkScoped
   )
   yield* Effect.flatMap(Clock.currentTimeMillis, repo.prune).pipe(
-    Effect.catchAllCause((cause) => Effect.logError("pruning finished jobs failed", cause)),
+    Effect.catchCause((cause) => Effect.logError("pruning finished jobs failed", cause)),
     Effect.repeat(Schedule.spaced("1 hour")),
     Effect.delay("1 minute"),
     Effect.forkScoped
@@ -187,11 +170,11 @@ export const RunnerLive = Layer.scopedDiscard(Effect.gen(function*() {
       if (size === 0) return
       yield* Effect.logInfo(`waiting up to ${Duration.format(config.jobShutdownGrace)} for ${size} jobs in hand`)
       // a finalizer is uninterruptible: without this the time box could not stop the wait
-      const finished = yield* FiberSet.awaitEmpty(running).pipe(
+      const done = yield* FiberSet.awaitEmpty(running).pipe(
         Effect.interruptible,
         Effect.timeoutOption(config.jobShutdownGrace)
       )
-      if (Option.isNone(finished)) {
+      if (Option.isNone(done)) {
         yield* Effect.logWarning(`handing back ${yield* FiberSet.size(running)} unfinished jobs`)
       }
     })

@@ -16,40 +16,41 @@ export class MailFailed extends Data.TaggedError("MailFailed")<{
 // nodemailer's own socket timeout is ten minutes; a job should give up and retry long before
 const sendTimeout = Duration.seconds(30)
 
+const errorText = (cause: unknown) => cause instanceof Error ? cause.message : String(cause)
+
 /** Sends plain-text mail through the SMTP server of SMTP_URL, from MAIL_FROM. */
-export class Mailer extends Context.Tag("app/Notifier/Mailer")<Mailer, {
+export class Mailer extends Context.Service<Mailer, {
   /** false without SMTP_URL: nothing can be sent, and `send` always fails */
   readonly configured: boolean
   readonly send: (mail: Mail) => Effect.Effect<void, MailFailed>
-}>() {
+}>()("app/Notifier/Mailer") {
   static readonly unconfigured = Layer.succeed(Mailer, {
     configured: false,
     send: () => Effect.fail(new MailFailed({ message: "SMTP_URL is not set" }))
   })
-}
 
-/** SMTP when SMTP_URL is set, else the unconfigured mailer; the connection closes with the layer. */
-export const layer: Layer.Layer<Mailer, never, AppConfig> = Layer.unwrapScoped(Effect.gen(function*() {
-  const config = yield* AppConfig
-  const smtpUrl = config.smtpUrl
-  if (Option.isNone(smtpUrl)) return Mailer.unconfigured
-  const transport = yield* Effect.acquireRelease(
-    Effect.sync(() => createTransport(Redacted.value(smtpUrl.value), { from: config.mailFrom })),
-    (transport) => Effect.sync(() => transport.close())
-  )
-  const send = Effect.fn("Mailer.send")(function*(mail: Mail) {
-    yield* Effect.tryPromise({
-      try: () => transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text }),
-      // the text is stored as email_error: nodemailer's messages name the host and the SMTP reply, not the credentials
-      catch: (cause) => new MailFailed({ message: `the mail server refused the mail: ${errorText(cause)}`, cause })
-    }).pipe(
-      Effect.timeoutFail({
-        duration: sendTimeout,
-        onTimeout: () => new MailFailed({ message: `the mail server did not answer within ${Duration.format(sendTimeout)}` })
-      })
+  /** SMTP when SMTP_URL is set, else the unconfigured mailer; the connection closes with the layer. */
+  static readonly layer: Layer.Layer<Mailer, never, AppConfig> = Layer.unwrap(Effect.gen(function*() {
+    const config = yield* AppConfig
+    const smtpUrl = config.smtpUrl
+    if (Option.isNone(smtpUrl)) return Mailer.unconfigured
+    const transport = yield* Effect.acquireRelease(
+      Effect.sync(() => createTransport(Redacted.value(smtpUrl.value), { from: config.mailFrom })),
+      (transport) => Effect.sync(() => transport.close())
     )
-  })
-  return Layer.succeed(Mailer, { configured: true, send })
-}))
-
-const errorText = (cause: unknown) => cause instanceof Error ? cause.message : String(cause)
+    const send = Effect.fn("Mailer.send")(function*(mail: Mail) {
+      yield* Effect.tryPromise({
+        try: () => transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text }),
+        // the text is stored as email_error: nodemailer's messages name the host and the SMTP reply, not the credentials
+        catch: (cause) => new MailFailed({ message: `the mail server refused the mail: ${errorText(cause)}`, cause })
+      }).pipe(
+        Effect.timeoutOrElse({
+          duration: sendTimeout,
+          orElse: () =>
+            Effect.fail(new MailFailed({ message: `the mail server did not answer within ${Duration.format(sendTimeout)}` }))
+        })
+      )
+    })
+    return Layer.succeed(Mailer, { configured: true, send })
+  }))
+}

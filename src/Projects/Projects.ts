@@ -1,42 +1,35 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import type { KeyCreated, KeyScope, ProjectCreated } from "../Domain/Project.ts"
-import { ProjectsRepo } from "./Repo.ts"
+import { type NewKey, ProjectsRepo } from "./Repo.ts"
 import { newApiKey, sha256 } from "./Secrets.ts"
 
 const projectNotFound = new NotFound({ message: "project not found" })
 
-export class Projects extends Effect.Service<Projects>()("app/Projects", {
-  dependencies: [ProjectsRepo.Default],
-  effect: Effect.gen(function*() {
-    const repo = yield* ProjectsRepo
+/** A fresh key: what is stored (its hash) and what is shown once (the key itself). */
+const freshKey = (name: string | null, scope: KeyScope): { readonly apiKey: string; readonly stored: NewKey } => {
+  const apiKey = newApiKey()
+  return { apiKey, stored: { name, scope, hash: sha256(apiKey), prefix: apiKey.slice(0, 7) } }
+}
 
-    const issueKey = (projectId: string, name: string | null, scope: KeyScope) => {
-      const apiKey = newApiKey()
-      return Effect.map(
-        repo.insertKey({ projectId, name, scope, hash: sha256(apiKey), prefix: apiKey.slice(0, 7) }),
-        (keyId): KeyCreated => ({ key_id: keyId, api_key: apiKey, scope })
-      )
-    }
+export class Projects extends Context.Service<Projects>()("app/Projects", {
+  make: Effect.gen(function*() {
+    const repo = yield* ProjectsRepo
 
     const requireProject = (projectId: string) =>
       isUuid(projectId)
-        ? Effect.filterOrFail(repo.projectExists(projectId), (exists) => exists, () => projectNotFound)
+        ? Effect.flatMap(repo.projectExists(projectId), (exists) => exists ? Effect.void : Effect.fail(projectNotFound))
         : Effect.fail(projectNotFound)
 
     /** Resolves a presented API key; `None` for unknown and revoked keys alike. */
-    const authenticate = Effect.fn("Projects.authenticate")(function*(apiKey: string) {
-      if (!apiKey.startsWith("tf_") || apiKey.length > 100) return Option.none()
-      return yield* repo.findKeyByHash(sha256(apiKey))
-    })
+    const authenticate = (apiKey: string) =>
+      !apiKey.startsWith("tf_") || apiKey.length > 100 ? Effect.succeedNone : repo.findKeyByHash(sha256(apiKey))
 
     const create = Effect.fn("Projects.create")(function*(name: string) {
-      return yield* repo.withTransaction(Effect.gen(function*() {
-        const project = yield* repo.insertProject(name)
-        const key = yield* issueKey(project.id, "default", "full")
-        return { project_id: project.id, name: project.name, api_key: key.api_key, key_id: key.key_id } satisfies ProjectCreated
-      })).pipe(Effect.orDie)
+      const key = freshKey("default", "full")
+      const created = yield* repo.insertProject(name, key.stored)
+      return { ...created, api_key: key.apiKey } satisfies ProjectCreated
     })
 
     const createKey = Effect.fn("Projects.createKey")(function*(
@@ -44,7 +37,10 @@ export class Projects extends Effect.Service<Projects>()("app/Projects", {
       input: { readonly name?: string | null; readonly scope?: KeyScope | null }
     ) {
       yield* requireProject(projectId)
-      return yield* issueKey(projectId, input.name ?? null, input.scope ?? "full")
+      const scope = input.scope ?? "full"
+      const key = freshKey(input.name ?? null, scope)
+      const keyId = yield* repo.insertKey(projectId, key.stored)
+      return { key_id: keyId, api_key: key.apiKey, scope } satisfies KeyCreated
     })
 
     const revokeKey = Effect.fn("Projects.revokeKey")(function*(projectId: string, keyId: string) {
@@ -61,8 +57,10 @@ export class Projects extends Effect.Service<Projects>()("app/Projects", {
       requireProject,
       list: repo.listProjects,
       count: repo.countProjects,
-      getSetting: repo.getSetting,
+      getSetting: (name: string) => Effect.map(repo.getSetting(name), Option.getOrUndefined),
       putSetting: repo.putSetting
-    } as const
+    }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ProjectsRepo.layer))
+}

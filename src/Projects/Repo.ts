@@ -1,79 +1,84 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
-import type { KeyScope } from "../Domain/Project.ts"
-import { isoTimestamp } from "../Domain/Fields.ts"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
+import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
+import { KeyScope, ProjectSummary } from "../Domain/Project.ts"
 
-const KeyRow = Schema.Struct({
-  key_id: Schema.String,
-  project_id: Schema.String,
-  scope: Schema.Literal("full", "widget")
-})
+const KeyRow = Schema.Struct({ key_id: Schema.String, project_id: Schema.String, scope: KeyScope })
+export type KeyRow = typeof KeyRow.Type
 
-export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("app/Projects/Repo", {
-  effect: Effect.gen(function*() {
+const Id = Schema.Struct({ id: Schema.String })
+const CreatedProject = Schema.Struct({ project_id: Schema.String, name: Schema.String, key_id: Schema.String })
+const Summary = Schema.Struct({ project_id: Schema.String, name: Schema.String, created_at: TimestampFromRow })
+const Count = Schema.Struct({ n: IntFromRow })
+const Setting = Schema.Struct({ value: Schema.String })
+
+export interface NewKey {
+  readonly name: string | null
+  readonly scope: KeyScope
+  readonly hash: Uint8Array
+  readonly prefix: string
+}
+
+export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/Repo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findKeyByHash = SqlSchema.findOne({
-      Request: Schema.Uint8ArrayFromSelf,
-      Result: KeyRow,
-      execute: (hash) =>
-        sql`SELECT id AS key_id, project_id, scope FROM api_keys
-            WHERE key_hash = ${hash} AND revoked_at IS NULL`
-    })
+    const findKeyByHash = (hash: Uint8Array) =>
+      sql`SELECT id AS key_id, project_id, scope FROM api_keys WHERE key_hash = ${hash} AND revoked_at IS NULL`.pipe(
+        Rows.first(KeyRow)
+      )
 
-    const insertProject = (name: string) =>
-      sql<{ id: string; name: string; created_at: Date }>`
-        INSERT INTO projects (name) VALUES (${name}) RETURNING id, name, created_at`.pipe(Effect.map((rows) => rows[0]!))
+    /** The project and its first key, in one statement. */
+    const insertProject = (name: string, key: NewKey) =>
+      sql`WITH project AS (
+            INSERT INTO projects (name) VALUES (${name}) RETURNING id, name
+          )
+          INSERT INTO api_keys (project_id, name, scope, key_hash, key_prefix)
+          SELECT project.id, ${key.name}, ${key.scope}, ${key.hash}, ${key.prefix} FROM project
+          RETURNING project_id, ${name}::text AS name, id AS key_id`.pipe(Rows.single(CreatedProject))
 
-    const insertKey = (input: {
-      readonly projectId: string
-      readonly name: string | null
-      readonly scope: KeyScope
-      readonly hash: Uint8Array
-      readonly prefix: string
-    }) =>
-      sql<{ id: string }>`
-        INSERT INTO api_keys (project_id, name, scope, key_hash, key_prefix)
-        VALUES (${input.projectId}, ${input.name}, ${input.scope}, ${input.hash}, ${input.prefix})
-        RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id))
+    const insertKey = (projectId: string, key: NewKey) =>
+      sql`INSERT INTO api_keys (project_id, name, scope, key_hash, key_prefix)
+          VALUES (${projectId}, ${key.name}, ${key.scope}, ${key.hash}, ${key.prefix})
+          RETURNING id`.pipe(Rows.single(Id), Effect.map((row) => row.id))
 
-    const listProjects = sql<{ id: string; name: string; created_at: Date }>`
-      SELECT id, name, created_at FROM projects ORDER BY created_at, id`.pipe(
-      Effect.map((rows) => rows.map((row) => ({ project_id: row.id, name: row.name, created_at: isoTimestamp(row.created_at) })))
+    const listProjects = sql`SELECT id AS project_id, name, created_at FROM projects ORDER BY created_at, id`.pipe(
+      Rows.all(Summary),
+      Effect.map((rows): ReadonlyArray<ProjectSummary> => rows)
     )
 
-    const projectExists = (projectId: string) =>
-      sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Effect.map((rows) => rows.length > 0))
+    const projectExists = (projectId: string) => sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Rows.some)
 
     const revokeKey = (projectId: string, keyId: string) =>
       sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
           WHERE id = ${keyId} AND project_id = ${projectId}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+          RETURNING id`.pipe(Rows.some)
 
-    const countProjects = sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`.pipe(
-      Effect.map((rows) => rows[0]!.n)
-    )
+    const countProjects = sql`SELECT count(*) AS n FROM projects`.pipe(Rows.single(Count), Effect.map((row) => row.n))
 
     const getSetting = (name: string) =>
-      sql<{ value: string }>`SELECT value FROM service_settings WHERE name = ${name}`.pipe(
-        Effect.map((rows) => rows[0]?.value)
+      sql`SELECT value FROM service_settings WHERE name = ${name}`.pipe(
+        Rows.first(Setting),
+        Effect.map(Option.map((row) => row.value))
       )
 
     const putSetting = (name: string, value: string) =>
       sql`INSERT INTO service_settings (name, value) VALUES (${name}, ${value})
-          ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`.pipe(Effect.asVoid)
+          ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`.pipe(Rows.run)
 
     return {
-      findKeyByHash: (hash: Uint8Array) => Effect.orDie(findKeyByHash(hash)),
-      insertProject: (name: string) => Effect.orDie(insertProject(name)),
-      insertKey: (input: Parameters<typeof insertKey>[0]) => Effect.orDie(insertKey(input)),
-      listProjects: Effect.orDie(listProjects),
-      projectExists: (projectId: string) => Effect.orDie(projectExists(projectId)),
-      revokeKey: (projectId: string, keyId: string) => Effect.orDie(revokeKey(projectId, keyId)),
-      countProjects: Effect.orDie(countProjects),
-      getSetting: (name: string) => Effect.orDie(getSetting(name)),
-      putSetting: (name: string, value: string) => Effect.orDie(putSetting(name, value)),
-      withTransaction: sql.withTransaction
-    } as const
+      findKeyByHash,
+      insertProject,
+      insertKey,
+      listProjects,
+      projectExists,
+      revokeKey,
+      countProjects,
+      getSetting,
+      putSetting
+    }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,12 +1,10 @@
-import { Effect } from "effect"
-import type { SearchType, UnifiedSearchResults } from "../Domain/Search.ts"
-import { SearchTypes } from "../Domain/Search.ts"
+import { Context, Effect, Layer } from "effect"
 import { Articles } from "../Articles/Articles.ts"
+import type { SearchType, UnifiedSearchResults } from "../Domain/Search.ts"
 import { type Page, SearchRepo } from "./Repo.ts"
 
-export class Search extends Effect.Service<Search>()("app/Search", {
-  dependencies: [SearchRepo.Default, Articles.Default],
-  effect: Effect.gen(function*() {
+export class Search extends Context.Service<Search>()("app/Search", {
+  make: Effect.gen(function*() {
     const repo = yield* SearchRepo
     const articles = yield* Articles
 
@@ -22,11 +20,10 @@ export class Search extends Effect.Service<Search>()("app/Search", {
     const search = Effect.fn("Search.search")(function*(
       projectId: string,
       q: string,
-      types: ReadonlyArray<SearchType> | undefined,
+      types: ReadonlyArray<SearchType>,
       limit: number
     ) {
-      const wanted = types ?? SearchTypes
-      const pages = yield* Effect.forEach(wanted, (type) => pageOf(type, projectId, q, limit), {
+      const pages = yield* Effect.forEach(types, (type) => pageOf(type, projectId, q, limit), {
         concurrency: "unbounded"
       })
       const results = pages
@@ -36,6 +33,8 @@ export class Search extends Effect.Service<Search>()("app/Search", {
       return { results, total: pages.reduce((sum, page) => sum + page.total, 0) } satisfies UnifiedSearchResults
     })
 
-    return { search } as const
+    return { search }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([SearchRepo.layer, Articles.layer]))
+}

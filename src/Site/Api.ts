@@ -1,17 +1,17 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { NotFoundWire } from "../Domain/Errors.ts"
 
 /** What a browser loads: the widget script, and the demo page on the embedded database. */
 export class SiteApi extends HttpApiGroup.make("site")
   .add(
-    HttpApiEndpoint.get("widget", "/widget.js")
-      .addSuccess(HttpApiSchema.Text({ contentType: "text/javascript" }))
-      .annotate(OpenApi.Description, "The embeddable support form; no key needed, CORS open, cached by ETag")
+    HttpApiEndpoint.get("widget", "/widget.js", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/javascript" })),
+      error: NotFoundWire
+    }).annotate(OpenApi.Description, "The embeddable support form; no key needed, CORS open, cached by ETag"),
+    HttpApiEndpoint.get("demo", "/", {
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" })),
+      error: NotFoundWire
+    }).annotate(OpenApi.Description, "A page with the widget, on the embedded database")
   )
-  .add(
-    HttpApiEndpoint.get("demo", "/")
-      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
-      .annotate(OpenApi.Description, "A page with the widget, on the embedded database")
-  )
-  .addError(NotFoundWire)
   .annotate(OpenApi.Title, "Widget") {}

@@ -1,5 +1,6 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { Api } from "../Api.ts"

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { ConflictWire, NotFoundWire, ValidationErrorWire } from "../Domain/Errors.ts"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ConflictWire, InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
 import {
   AddMessageInput,
   CreateTicketInput,
@@ -11,36 +11,29 @@ import {
   TicketQuery
 } from "../Domain/Ticket.ts"
 import { ProjectAuth } from "../Http/Security.ts"
+import { HttpApiSchema } from "effect/http-api"
 
 export class TicketsApi extends HttpApiGroup.make("tickets")
   .add(
-    HttpApiEndpoint.post("create", "/v1/tickets")
-      .setPayload(CreateTicketInput)
-      .setHeaders(IdempotencyHeaders)
-      .addSuccess(TicketCreated, { status: 202 })
-      .addError(ValidationErrorWire)
-      .addError(ConflictWire)
-      .annotate(OpenApi.Summary, "Create a ticket; triage and the rest run in the background")
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/tickets/:id")
-      .setPath(TicketPath)
-      .setUrlParams(TicketQuery)
-      .addSuccess(Ticket)
-      .addError(ValidationErrorWire)
-      .addError(NotFoundWire)
-      .annotate(OpenApi.Summary, "Read a ticket with its public conversation")
-  )
-  .add(
-    HttpApiEndpoint.post("addMessage", "/v1/tickets/:id/messages")
-      .setPath(TicketPath)
-      .setPayload(AddMessageInput)
-      .setHeaders(IdempotencyHeaders)
-      .addSuccess(MessageCreated, { status: 201 })
-      .addError(ValidationErrorWire)
-      .addError(NotFoundWire)
-      .addError(ConflictWire)
-      .annotate(OpenApi.Summary, "Add a message from the contact")
+    HttpApiEndpoint.post("create", "/v1/tickets", {
+      payload: CreateTicketInput,
+      headers: IdempotencyHeaders,
+      success: TicketCreated.pipe(HttpApiSchema.status(202)),
+      error: [ValidationErrorWire, ConflictWire, PayloadTooLargeWire, InternalErrorWire]
+    }).annotate(OpenApi.Summary, "Create a ticket; triage and the rest run in the background"),
+    HttpApiEndpoint.get("get", "/v1/tickets/:id", {
+      params: TicketPath,
+      query: TicketQuery,
+      success: Ticket,
+      error: [ValidationErrorWire, NotFoundWire, InternalErrorWire]
+    }).annotate(OpenApi.Summary, "Read a ticket with its public conversation"),
+    HttpApiEndpoint.post("addMessage", "/v1/tickets/:id/messages", {
+      params: TicketPath,
+      payload: AddMessageInput,
+      headers: IdempotencyHeaders,
+      success: MessageCreated.pipe(HttpApiSchema.status(201)),
+      error: [ValidationErrorWire, NotFoundWire, ConflictWire, PayloadTooLargeWire, InternalErrorWire]
+    }).annotate(OpenApi.Summary, "Add a message from the contact")
   )
   .middleware(ProjectAuth)
   .annotate(OpenApi.Title, "Tickets") {}

@@ -1,5 +1,5 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { Idempotency } from "../Http/Idempotency.ts"
 import { requireContactForWidget } from "../Http/Scope.ts"
@@ -12,20 +12,20 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
     const idempotency = yield* Idempotency
     return handlers
       .handle("create", ({ headers, payload }) =>
-        Effect.flatMap(CurrentKey, (key) =>
+        Effect.flatMap(Effect.service(CurrentKey), (key) =>
           idempotency.run({
             projectId: key.projectId,
             key: headers["idempotency-key"],
             status: 202,
             work: tickets.create(key.projectId, payload)
           })))
-      .handle("get", ({ path, urlParams }) =>
+      .handle("get", ({ params, query }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
-          yield* requireContactForWidget(urlParams.contact_email, "reading a ticket")
-          return yield* tickets.get(key.projectId, path.id, urlParams.contact_email)
+          yield* requireContactForWidget(query.contact_email, "reading a ticket")
+          return yield* tickets.get(key.projectId, params.id, query.contact_email)
         }))
-      .handle("addMessage", ({ headers, path, payload }) =>
+      .handle("addMessage", ({ headers, params, payload }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           yield* requireContactForWidget(payload.contact_email, "adding a message")
@@ -33,7 +33,7 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
             projectId: key.projectId,
             key: headers["idempotency-key"],
             status: 201,
-            work: tickets.addMessage(key.projectId, path.id, payload, { requireOwner: key.scope === "widget" })
+            work: tickets.addMessage(key.projectId, params.id, payload, { requireOwner: key.scope === "widget" })
           })
         }))
   }))

@@ -1,11 +1,27 @@
-import { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
 import type { AgentRef } from "../Domain/Events.ts"
-import type { Category, Priority, Status } from "../Domain/Fields.ts"
-import { isoTimestamp } from "../Domain/Fields.ts"
-import type { AdminTicket, Ticket } from "../Domain/Ticket.ts"
-import { enqueue, type NewJob, outboxWrites } from "../Jobs/Outbox.ts"
+import {
+  Category,
+  IntFromRow,
+  Priority,
+  Sentiment,
+  Source,
+  Status,
+  TimestampFromRow
+} from "../Domain/Fields.ts"
+import type { NewJob } from "../Domain/Jobs.ts"
+import {
+  type AdminTicket,
+  AuthorType,
+  type LinkedIssue,
+  EmailStatus,
+  type Ticket,
+  TriageSource,
+  TriageStatus
+} from "../Domain/Ticket.ts"
+import { enqueue, outboxWrites } from "../Jobs/Outbox.ts"
 
 export interface NewTicketRow {
   readonly id: string
@@ -21,37 +37,110 @@ export interface NewTicketRow {
   readonly createdAt: string
 }
 
-export interface LockedTicket {
-  readonly id: string
-  readonly status: Status
-  readonly priority: Priority
-  readonly category: Category | null
-  readonly sender_email: string | null
-  readonly assignee: AgentRef | null
-}
+const AgentRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String })
 
-interface MessageJson {
-  readonly id: string
-  readonly author_type: "contact" | "agent" | "system"
-  readonly body: string
-  readonly created_at: string
-  readonly internal: boolean
-}
+/** A ticket as a transaction holds it locked: what changes and events are decided from. */
+const LockedRow = Schema.Struct({
+  id: Schema.String,
+  status: Status,
+  priority: Priority,
+  category: Schema.NullOr(Category),
+  sender_email: Schema.NullOr(Schema.String),
+  source: Source,
+  body: Schema.String,
+  tags: Schema.NullOr(Schema.Array(Schema.String)),
+  assignee: Schema.NullOr(AgentRow)
+})
+export type LockedTicket = typeof LockedRow.Type
 
-const messagesOf = (rows: ReadonlyArray<MessageJson> | null) =>
-  (rows ?? []).map((m) => ({ ...m, created_at: isoTimestamp(m.created_at) }))
+const MessageRow = Schema.Struct({
+  id: Schema.String,
+  author_type: AuthorType,
+  body: Schema.String,
+  created_at: TimestampFromRow,
+  internal: Schema.Boolean
+})
+
+const PublicRow = Schema.Struct({
+  id: Schema.String,
+  ticket_number: IntFromRow,
+  subject: Schema.String,
+  status: Status,
+  priority: Priority,
+  category: Schema.NullOr(Category),
+  created_at: TimestampFromRow,
+  updated_at: TimestampFromRow,
+  sender_email: Schema.NullOr(Schema.String),
+  messages: Schema.NullOr(Schema.Array(MessageRow))
+})
+
+const NotificationRow = Schema.Struct({
+  notification_id: Schema.String,
+  agent: AgentRow,
+  reason: Schema.String,
+  message_id: Schema.NullOr(Schema.String),
+  email_status: EmailStatus,
+  created_at: TimestampFromRow
+})
+
+const AdminRow = Schema.Struct({
+  ...PublicRow.fields,
+  priority_source: Schema.NullOr(TriageSource),
+  priority_confidence: Schema.NullOr(Schema.Number),
+  category_source: Schema.NullOr(TriageSource),
+  category_confidence: Schema.NullOr(Schema.Number),
+  sentiment: Schema.NullOr(Sentiment),
+  sentiment_score: Schema.NullOr(Schema.Number),
+  sentiment_source: Schema.NullOr(TriageSource),
+  sentiment_confidence: Schema.NullOr(Schema.Number),
+  triage_status: TriageStatus,
+  triage_model: Schema.NullOr(Schema.String),
+  source: Source,
+  sender_name: Schema.NullOr(Schema.String),
+  metadata: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
+  duplicate_of: Schema.NullOr(Schema.String),
+  linked_issues: Schema.Array(Schema.Unknown),
+  assignee: Schema.NullOr(AgentRow),
+  tags: Schema.NullOr(Schema.Array(Schema.String)),
+  notifications: Schema.NullOr(Schema.Array(NotificationRow))
+})
+
+/** What triage and the error tracker read: the ticket as submitted. */
+const SubmittedRow = Schema.Struct({
+  id: Schema.String,
+  project_id: Schema.String,
+  subject: Schema.String,
+  body: Schema.String,
+  sender_email: Schema.NullOr(Schema.String),
+  source: Schema.String,
+  metadata: Schema.Unknown,
+  tags: Schema.NullOr(Schema.Array(Schema.String)),
+  linked_issues: Schema.Array(Schema.Unknown)
+})
+export type SubmittedTicket = typeof SubmittedRow.Type
+
+const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
+const Id = Schema.Struct({ id: Schema.String })
 
 const triageValue = <A>(value: A | null, confidence: number | null, source: "ai" | "human" | null) =>
   value === null || source === null ? null : { value, confidence, source }
 
-export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo", {
-  effect: Effect.gen(function*() {
+/** The result of triage as the ticket stores it. */
+export interface TriageWrite {
+  readonly category: { readonly value: Category; readonly confidence: number }
+  readonly priority: { readonly value: Priority; readonly confidence: number }
+  readonly sentiment: { readonly value: Sentiment; readonly confidence: number; readonly score: number }
+  readonly model: string
+}
+
+export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Repo", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** The contact with this address, created on first sight; a given name refreshes the stored one. */
     const upsertContact = (projectId: string, email: string, name: string | null) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ id: string }>`
+        const found = yield* sql`
           WITH upserted AS (
             INSERT INTO contacts (project_id, email, name) VALUES (${projectId}, ${email}, ${name})
             ON CONFLICT (project_id, email) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
@@ -61,12 +150,13 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
           SELECT id FROM upserted
           UNION ALL
           SELECT id FROM contacts WHERE project_id = ${projectId} AND email = ${email}
-          LIMIT 1`
-        if (rows[0] !== undefined) return rows[0].id
+          LIMIT 1`.pipe(Rows.first(Id))
+        if (Option.isSome(found)) return found.value.id
         // a concurrent insert committed after this statement's snapshot: now it is visible
-        const again = yield* sql<{ id: string }>`
-          SELECT id FROM contacts WHERE project_id = ${projectId} AND email = ${email}`
-        return again[0]!.id
+        const again = yield* sql`SELECT id FROM contacts WHERE project_id = ${projectId} AND email = ${email}`.pipe(
+          Rows.single(Id)
+        )
+        return again.id
       })
 
     /**
@@ -75,7 +165,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
      * rolls all of it back, so committed numbers have no gaps.
      */
     const insertTicket = (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) =>
-      sql<{ ticket_number: number }>`
+      sql`
         WITH contact AS (
           INSERT INTO contacts (project_id, email, name)
           SELECT ${row.projectId}::uuid, ${row.senderEmail}::text, ${row.senderName}::text
@@ -95,7 +185,7 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
           FROM seq
           RETURNING id, ticket_number
         ), ${outboxWrites(sql, jobs)}
-        SELECT ticket_number FROM ticket`.pipe(Effect.map((rows) => Number(rows[0]!.ticket_number)))
+        SELECT ticket_number FROM ticket`.pipe(Rows.single(TicketNumberRow), Effect.map((r) => r.ticket_number))
 
     const tagTicket = (projectId: string, ticketId: string, tags: ReadonlyArray<string>) =>
       sql`
@@ -111,77 +201,39 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
         UNION
         SELECT ${ticketId}::uuid, tags.id FROM tags JOIN wanted ON lower(tags.name) = lower(wanted.name)
         WHERE tags.project_id = ${projectId}
-        ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
+        ON CONFLICT DO NOTHING`.pipe(Rows.run)
 
     const findPublic = (projectId: string, ticketId: string) =>
-      sql<{
-        id: string
-        ticket_number: number
-        subject: string
-        status: Status
-        priority: Priority
-        category: Category | null
-        created_at: Date
-        updated_at: Date
-        sender_email: string | null
-        messages: ReadonlyArray<MessageJson> | null
-      }>`
+      sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.created_at,
           t.updated_at, t.sender_email,
           (SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
-              'created_at', m.created_at) ORDER BY m.created_at, m.seq)
+              'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
            FROM messages m WHERE m.ticket_id = t.id AND NOT m.internal) AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
-        Effect.map((rows) => {
-          const row = rows[0]
-          if (row === undefined) return undefined
-          const ticket: Ticket = {
+        Rows.first(PublicRow),
+        Effect.map(Option.map((row) => ({
+          ticket: {
             ticket_id: row.id,
-            ticket_number: Number(row.ticket_number),
+            ticket_number: row.ticket_number,
             subject: row.subject,
             status: row.status,
             priority: row.priority,
             category: row.category,
-            created_at: isoTimestamp(row.created_at),
-            updated_at: isoTimestamp(row.updated_at),
-            messages: messagesOf(row.messages).map(({ internal: _, ...m }) => m)
-          }
-          return { ticket, senderEmail: row.sender_email }
-        })
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            messages: (row.messages ?? []).map(({ internal: _, ...message }) => message)
+          } satisfies Ticket,
+          senderEmail: row.sender_email
+        })))
       )
 
     const findAdmin = (projectId: string, ticketId: string) =>
-      sql<{
-        id: string
-        ticket_number: number
-        subject: string
-        status: Status
-        priority: Priority
-        priority_source: "ai" | "human" | null
-        priority_confidence: number | null
-        category: Category | null
-        category_source: "ai" | "human" | null
-        category_confidence: number | null
-        sentiment: "negative" | "neutral" | "positive" | null
-        sentiment_score: number | null
-        sentiment_source: "ai" | "human" | null
-        sentiment_confidence: number | null
-        triage_status: "pending" | "done" | "failed"
-        triage_model: string | null
-        source: "api" | "widget" | "email" | "form"
-        sender_email: string | null
-        sender_name: string | null
-        metadata: Record<string, unknown> | null
-        duplicate_of: string | null
-        linked_issues: ReadonlyArray<unknown>
-        created_at: Date
-        updated_at: Date
-        assignee: AgentRef | null
-        tags: ReadonlyArray<string> | null
-        messages: ReadonlyArray<MessageJson> | null
-        notifications: ReadonlyArray<AdminTicket["notifications"][number]> | null
-      }>`
-        SELECT t.*,
+      sql`
+        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.created_at, t.updated_at,
+          t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
+          t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
+          t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
@@ -194,49 +246,47 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
               'agent', json_build_object('id', a.id, 'email', a.email, 'name', a.name)) ORDER BY n.created_at, n.id)
            FROM notifications n JOIN agents a ON a.id = n.agent_id WHERE n.ticket_id = t.id) AS notifications
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
-        Effect.map((rows): AdminTicket | undefined => {
-          const row = rows[0]
-          if (row === undefined) return undefined
-          return {
-            ticket_id: row.id,
-            ticket_number: Number(row.ticket_number),
-            subject: row.subject,
-            status: row.status,
-            priority: row.priority,
-            category: row.category,
-            created_at: isoTimestamp(row.created_at),
-            updated_at: isoTimestamp(row.updated_at),
-            sentiment: row.sentiment,
-            sentiment_score: row.sentiment_score,
-            tags: row.tags ?? [],
-            metadata: row.metadata,
-            source: row.source,
-            sender_email: row.sender_email,
-            sender_name: row.sender_name,
-            assignee: row.assignee,
-            duplicate_of: row.duplicate_of,
-            linked_issues: row.linked_issues,
-            triage: {
-              status: row.triage_status,
-              model: row.triage_model,
-              category: triageValue(row.category, row.category_confidence, row.category_source),
-              priority: triageValue(row.priority, row.priority_confidence, row.priority_source),
-              sentiment: triageValue(row.sentiment, row.sentiment_confidence, row.sentiment_source)
-            },
-            messages: messagesOf(row.messages),
-            notifications: (row.notifications ?? []).map((n) => ({ ...n, created_at: isoTimestamp(n.created_at) }))
-          }
-        })
+        Rows.first(AdminRow),
+        Effect.map(Option.map((row): AdminTicket => ({
+          ticket_id: row.id,
+          ticket_number: row.ticket_number,
+          subject: row.subject,
+          status: row.status,
+          priority: row.priority,
+          category: row.category,
+          created_at: row.created_at,
+          updated_at: row.updated_at,
+          sentiment: row.sentiment,
+          sentiment_score: row.sentiment_score,
+          tags: row.tags ?? [],
+          metadata: row.metadata,
+          source: row.source,
+          sender_email: row.sender_email,
+          sender_name: row.sender_name,
+          assignee: row.assignee,
+          duplicate_of: row.duplicate_of,
+          linked_issues: row.linked_issues,
+          triage: {
+            status: row.triage_status,
+            model: row.triage_model,
+            category: triageValue(row.category, row.category_confidence, row.category_source),
+            priority: triageValue(row.priority, row.priority_confidence, row.priority_source),
+            sentiment: triageValue(row.sentiment, row.sentiment_confidence, row.sentiment_source)
+          },
+          messages: row.messages ?? [],
+          notifications: row.notifications ?? []
+        })))
       )
 
     /** Locks the ticket for the rest of the transaction, so concurrent changes apply in turn. */
     const lockTicket = (projectId: string, ticketId: string) =>
-      sql<LockedTicket>`
-        SELECT t.id, t.status, t.priority, t.category, t.sender_email,
+      sql`
+        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.source, t.body,
+          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
-        FOR UPDATE OF t`.pipe(Effect.map((rows): LockedTicket | undefined => rows[0]))
+        FOR UPDATE OF t`.pipe(Rows.first(LockedRow))
 
     const insertMessage = (message: {
       readonly projectId: string
@@ -248,11 +298,11 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
       readonly internal: boolean
       readonly createdAt: string
     }) =>
-      sql<{ id: string }>`
+      sql`
         INSERT INTO messages (project_id, ticket_id, author_type, contact_id, agent_id, body, internal, created_at)
         VALUES (${message.projectId}, ${message.ticketId}, ${message.authorType}, ${message.contactId},
           ${message.agentId}, ${message.body}, ${message.internal}, ${message.createdAt})
-        RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id))
+        RETURNING id`.pipe(Rows.single(Id), Effect.map((row) => row.id))
 
     const updateTicket = (ticketId: string, change: {
       readonly status?: Status | undefined
@@ -272,32 +322,142 @@ export class TicketsRepo extends Effect.Service<TicketsRepo>()("app/Tickets/Repo
             assignee_id = CASE WHEN ${change.assigneeId !== undefined}::boolean THEN ${change.assigneeId ?? null}::uuid
                           ELSE assignee_id END,
             updated_at = ${change.updatedAt}
-          WHERE id = ${ticketId}`.pipe(Effect.asVoid)
+          WHERE id = ${ticketId}`.pipe(Rows.run)
 
     const findAgent = (projectId: string, email: string) =>
-      sql<AgentRef>`SELECT id, email, name FROM agents WHERE project_id = ${projectId} AND email = ${email}`.pipe(
-        Effect.map((rows): AgentRef | undefined => rows[0])
+      sql`SELECT id, email, name FROM agents WHERE project_id = ${projectId} AND email = ${email}`.pipe(
+        Rows.first(AgentRow),
+        Effect.map((found): Option.Option<AgentRef> => found)
+      )
+
+    /** The ticket as submitted, for the follow-up jobs; none when it is gone. */
+    const findSubmitted = (ticketId: string) =>
+      sql`
+        SELECT t.id, t.project_id, t.subject, t.body, t.sender_email, t.source, t.metadata, t.linked_issues,
+          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
+        FROM tickets t WHERE t.id = ${ticketId}`.pipe(Rows.first(SubmittedRow))
+
+    /**
+     * One statement: the results of triage, and then the ticket_created rules (if the project
+     * has any), now that there is a category to test. A value a person set (the submitter's
+     * priority, an agent's change) is theirs to keep. The rules' job id derives from the triage
+     * job's, so a second run of that job queues nothing more.
+     */
+    const applyTriage = (ticketId: string, result: TriageWrite, automation: {
+      readonly jobId: string
+      readonly payload: string | null
+      readonly runAt: string
+    }) =>
+      sql`
+        WITH triaged AS (
+          UPDATE tickets SET
+            category = CASE WHEN category_source = 'human' THEN category ELSE ${result.category.value} END,
+            category_confidence = CASE WHEN category_source = 'human' THEN category_confidence
+                                  ELSE ${result.category.confidence} END,
+            category_source = CASE WHEN category_source = 'human' THEN 'human' ELSE 'ai' END,
+            priority = CASE WHEN priority_source = 'human' THEN priority ELSE ${result.priority.value} END,
+            priority_confidence = CASE WHEN priority_source = 'human' THEN priority_confidence
+                                  ELSE ${result.priority.confidence} END,
+            priority_source = CASE WHEN priority_source = 'human' THEN 'human' ELSE 'ai' END,
+            sentiment = CASE WHEN sentiment_source = 'human' THEN sentiment ELSE ${result.sentiment.value} END,
+            sentiment_score = CASE WHEN sentiment_source = 'human' THEN sentiment_score ELSE ${result.sentiment.score} END,
+            sentiment_confidence = CASE WHEN sentiment_source = 'human' THEN sentiment_confidence
+                                   ELSE ${result.sentiment.confidence} END,
+            sentiment_source = CASE WHEN sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
+            triage_status = 'done',
+            triage_model = ${result.model}
+          WHERE id = ${ticketId}
+          RETURNING id, project_id
+        )
+        INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
+        SELECT md5(${automation.jobId} || ':automation')::uuid, 'automation', triaged.project_id, triaged.id,
+          ${automation.payload}::jsonb, ${automation.runAt}
+        FROM triaged
+        WHERE ${automation.payload}::jsonb IS NOT NULL
+          AND EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = triaged.project_id AND r.event = 'ticket_created')
+        ON CONFLICT (id) DO NOTHING`.pipe(Rows.run)
+
+    /**
+     * Compares the ticket with the project's 100 most recent unresolved tickets that came before
+     * it: trigram similarity of subjects, and of the start of the bodies for the five closest,
+     * with a bonus for the same sender. Only earlier tickets qualify, so two tickets never point
+     * at each other. When the closest is close enough, the ticket is marked (only if it is not
+     * marked yet, so a second run adds no second note) and noted, in the same statement.
+     */
+    const markDuplicate = (ticketId: string, threshold: number, now: string) =>
+      sql`
+        WITH t AS (
+          SELECT id, project_id, ticket_number, subject, left(body, 300) AS body, sender_email, created_at
+          FROM tickets WHERE id = ${ticketId}
+        ), recent AS (
+          SELECT c.id, c.ticket_number, c.subject, c.body, c.sender_email
+          FROM tickets c, t
+          WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
+            AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
+            AND c.created_at > t.created_at - interval '30 days'
+          ORDER BY c.ticket_number DESC
+          LIMIT 100
+        ), shortlist AS (
+          -- subjects are short and cheap to compare; bodies only for the few closest
+          SELECT r.*, similarity(r.subject, t.subject) AS subject_similarity,
+            CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END AS same_sender
+          FROM recent r, t
+          ORDER BY similarity(r.subject, t.subject)
+            + CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END DESC
+          LIMIT 5
+        ), best AS (
+          SELECT s.id, s.ticket_number,
+            (0.55 * s.subject_similarity + 0.45 * similarity(left(s.body, 300), t.body) + s.same_sender)::float8 AS score
+          FROM shortlist s, t
+          ORDER BY score DESC
+          LIMIT 1
+        ), marked AS (
+          UPDATE tickets SET duplicate_of = best.id FROM best
+          WHERE tickets.id = ${ticketId} AND tickets.duplicate_of IS NULL AND best.score >= ${threshold}
+          RETURNING tickets.id, tickets.project_id
+        )
+        INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
+        SELECT marked.project_id, marked.id, 'system',
+          'Possible duplicate of ticket #' || best.ticket_number || ' (similarity ' || to_char(best.score, 'FM0.00') || ').',
+          true, ${now}
+        FROM marked, best`.pipe(Rows.run)
+
+    /** Adds error-tracker issues to the ticket with an internal note, in one transaction. */
+    const linkIssues = (ticket: { readonly id: string; readonly project_id: string }, issues: ReadonlyArray<LinkedIssue>, note: string, now: string) =>
+      sql`
+        WITH linked AS (
+          UPDATE tickets SET linked_issues = linked_issues || ${JSON.stringify(issues)}::jsonb WHERE id = ${ticket.id}
+          RETURNING id
+        )
+        INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
+        SELECT ${ticket.project_id}, linked.id, 'system', ${note}, true, ${now} FROM linked`.pipe(Rows.run)
+
+    /** The issues linked so far, with the ticket locked until the transaction ends. */
+    const lockLinkedIssues = (ticketId: string) =>
+      sql`SELECT linked_issues FROM tickets WHERE id = ${ticketId} FOR UPDATE`.pipe(
+        Rows.first(Schema.Struct({ linked_issues: Schema.Array(Schema.Unknown) })),
+        Effect.map(Option.match({ onNone: () => [], onSome: (row) => row.linked_issues }))
       )
 
     return {
-      upsertContact: (projectId: string, email: string, name: string | null) =>
-        Effect.orDie(upsertContact(projectId, email, name)),
-      insertTicket: (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) => Effect.orDie(insertTicket(row, jobs)),
-      tagTicket: (projectId: string, ticketId: string, tags: ReadonlyArray<string>) =>
-        Effect.orDie(tagTicket(projectId, ticketId, tags)),
-      findPublic: (projectId: string, ticketId: string) => Effect.orDie(findPublic(projectId, ticketId)),
-      findAdmin: (projectId: string, ticketId: string) => Effect.orDie(findAdmin(projectId, ticketId)),
-      lockTicket: (projectId: string, ticketId: string) => Effect.orDie(lockTicket(projectId, ticketId)),
-      insertMessage: (message: Parameters<typeof insertMessage>[0]) => Effect.orDie(insertMessage(message)),
-      updateTicket: (ticketId: string, change: Parameters<typeof updateTicket>[1]) =>
-        Effect.orDie(updateTicket(ticketId, change)),
-      findAgent: (projectId: string, email: string) => Effect.orDie(findAgent(projectId, email)),
-      enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.orDie(enqueue(sql, jobs)),
-      /** The database failing to commit is a defect here, like every other SqlError. */
-      withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-        sql.withTransaction(effect).pipe(
-          Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
-        ) as Effect.Effect<A, E, R>
-    } as const
+      upsertContact,
+      insertTicket,
+      tagTicket,
+      findPublic,
+      findAdmin,
+      lockTicket,
+      insertMessage,
+      updateTicket,
+      findAgent,
+      findSubmitted,
+      applyTriage,
+      markDuplicate,
+      linkIssues,
+      lockLinkedIssues,
+      enqueue: (jobs: ReadonlyArray<NewJob>) => enqueue(sql, jobs),
+      withTransaction: Rows.transaction(sql)
+    }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,9 +1,9 @@
-import { DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
-import type { AgentRef, ServiceEvent } from "../Domain/Events.ts"
-import { isUuid, type Status } from "../Domain/Fields.ts"
+import { isUuid } from "../Domain/Fields.ts"
+import { eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
 import type {
   AddMessageInput,
   AgentMessageInput,
@@ -12,8 +12,7 @@ import type {
   TicketCreated,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { eventJobs, type NewJob, ticketCreatedJobs } from "../Jobs/Outbox.ts"
-import { type LockedTicket, TicketsRepo } from "./Repo.ts"
+import { TicketsRepo } from "./Repo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
 
@@ -26,36 +25,8 @@ const distinctTags = (tags: ReadonlyArray<string>) => {
   return [...seen.values()]
 }
 
-/** The events a change of a locked ticket fires: only what really changed fires anything. */
-export const changeEvents = (
-  projectId: string,
-  ticket: LockedTicket,
-  change: { readonly status?: Status | undefined; readonly assignee?: AgentRef | undefined },
-  updatedAt: string
-): ReadonlyArray<ServiceEvent> => [
-  ...(change.status !== undefined && change.status !== ticket.status
-    ? Events.statusChanged({
-      ticket_id: ticket.id,
-      project_id: projectId,
-      status: change.status,
-      previous_status: ticket.status,
-      updated_at: updatedAt
-    })
-    : []),
-  ...(change.assignee !== undefined && change.assignee.id !== ticket.assignee?.id
-    ? [Events.ticketAssigned({
-      ticket_id: ticket.id,
-      project_id: projectId,
-      assignee: change.assignee,
-      previous_assignee: ticket.assignee,
-      updated_at: updatedAt
-    })]
-    : [])
-]
-
-export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
-  dependencies: [TicketsRepo.Default],
-  effect: Effect.gen(function*() {
+export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
+  make: Effect.gen(function*() {
     const repo = yield* TicketsRepo
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
@@ -104,10 +75,10 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
     ) {
       if (!isUuid(ticketId)) return yield* ticketNotFound
       const found = yield* repo.findPublic(projectId, ticketId)
-      if (found === undefined) return yield* ticketNotFound
+      if (Option.isNone(found)) return yield* ticketNotFound
       // a contact that does not own the ticket learns nothing, not even that it exists
-      if (contactEmail !== undefined && found.senderEmail !== contactEmail) return yield* ticketNotFound
-      return found.ticket
+      if (contactEmail !== undefined && found.value.senderEmail !== contactEmail) return yield* ticketNotFound
+      return found.value.ticket
     })
 
     const addMessage = Effect.fn("Tickets.addMessage")(function*(
@@ -119,8 +90,9 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
       if (!isUuid(ticketId)) return yield* ticketNotFound
       const contactEmail = input.contact_email ?? null
       return yield* repo.withTransaction(Effect.gen(function*() {
-        const ticket = yield* repo.lockTicket(projectId, ticketId)
-        if (ticket === undefined) return yield* ticketNotFound
+        const locked = yield* repo.lockTicket(projectId, ticketId)
+        if (Option.isNone(locked)) return yield* ticketNotFound
+        const ticket = locked.value
         if (options.requireOwner && ticket.sender_email !== contactEmail) return yield* ticketNotFound
         const createdAt = yield* nowIso
         const contactId = contactEmail === null ? null : yield* repo.upsertContact(projectId, contactEmail, null)
@@ -146,22 +118,15 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
             contact_email: contactEmail,
             created_at: createdAt
           })),
-          ...(reopens
-            ? Events.statusChanged({
-              ticket_id: ticketId,
-              project_id: projectId,
-              status: "open",
-              previous_status: ticket.status,
-              updated_at: createdAt
-            }).flatMap((event) => eventJobs(event))
-            : []),
-          ...(ticket.assignee === null ? [] : [{
-            kind: "notify" as const,
+          ...Events.changeEvents(projectId, ticket, { status: reopens ? "open" : undefined }, createdAt)
+            .flatMap((event) => eventJobs(event)),
+          ...(ticket.assignee === null ? [] : [notifyJob({
             projectId,
             ticketId,
-            payload: { agent_id: ticket.assignee.id, message_id: messageId, reason: "ticket_replied" },
-            runAt: createdAt
-          }])
+            agentId: ticket.assignee.id,
+            messageId,
+            reason: "ticket_replied"
+          }, createdAt)])
         ]
         yield* repo.enqueue(jobs)
         return { message_id: messageId } satisfies MessageCreated
@@ -171,8 +136,8 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
     const adminGet = Effect.fn("Tickets.adminGet")(function*(projectId: string, ticketId: string) {
       if (!isUuid(ticketId)) return yield* ticketNotFound
       const ticket = yield* repo.findAdmin(projectId, ticketId)
-      if (ticket === undefined) return yield* ticketNotFound
-      return ticket
+      if (Option.isNone(ticket)) return yield* ticketNotFound
+      return ticket.value
     })
 
     const adminUpdate = Effect.fn("Tickets.adminUpdate")(function*(
@@ -183,16 +148,15 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
       if (!isUuid(ticketId)) return yield* ticketNotFound
       yield* repo.withTransaction(Effect.gen(function*() {
         const ticket = yield* repo.lockTicket(projectId, ticketId)
-        if (ticket === undefined) return yield* ticketNotFound
-        const assignee = input.assignee_email == null
-          ? undefined
-          : yield* Effect.flatMap(
-            repo.findAgent(projectId, input.assignee_email),
-            (agent) =>
-              agent === undefined
-                ? new ValidationError({ message: "assignee_email must be the address of an agent of this project" })
-                : Effect.succeed(agent)
-          )
+        if (Option.isNone(ticket)) return yield* ticketNotFound
+        const assignee = input.assignee_email == null ? undefined : yield* Effect.flatMap(
+          repo.findAgent(projectId, input.assignee_email),
+          Option.match({
+            onNone: () =>
+              Effect.fail(new ValidationError({ message: "assignee_email must be the address of an agent of this project" })),
+            onSome: Effect.succeed
+          })
+        )
         const updatedAt = yield* nowIso
         const status = input.status ?? undefined
         yield* repo.updateTicket(ticketId, {
@@ -203,7 +167,7 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
           updatedAt
         })
         yield* repo.enqueue(
-          changeEvents(projectId, ticket, { status, assignee }, updatedAt).flatMap((event) => eventJobs(event))
+          Events.changeEvents(projectId, ticket.value, { status, assignee }, updatedAt).flatMap((event) => eventJobs(event))
         )
       }))
       return yield* adminGet(projectId, ticketId)
@@ -217,9 +181,9 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
       if (!isUuid(ticketId)) return yield* ticketNotFound
       return yield* repo.withTransaction(Effect.gen(function*() {
         const ticket = yield* repo.lockTicket(projectId, ticketId)
-        if (ticket === undefined) return yield* ticketNotFound
-        const author = input.author_email == null ? undefined : yield* repo.findAgent(projectId, input.author_email)
-        if (input.author_email != null && author === undefined) {
+        if (Option.isNone(ticket)) return yield* ticketNotFound
+        const author = input.author_email == null ? Option.none() : yield* repo.findAgent(projectId, input.author_email)
+        if (input.author_email != null && Option.isNone(author)) {
           return yield* new ValidationError({ message: "author_email must be the address of an agent of this project" })
         }
         const createdAt = yield* nowIso
@@ -229,7 +193,7 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
           ticketId,
           authorType: "agent",
           contactId: null,
-          agentId: author?.id ?? null,
+          agentId: Option.match(author, { onNone: () => null, onSome: (agent) => agent.id }),
           body: input.body,
           internal,
           createdAt
@@ -250,6 +214,8 @@ export class Tickets extends Effect.Service<Tickets>()("app/Tickets", {
       }))
     })
 
-    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage } as const
+    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(TicketsRepo.layer))
+}

@@ -3,11 +3,11 @@
  * examples when the layer is built, the AFINN lexicon for sentiment, and urgency rules that
  * shift the priority where two dozen critical examples cannot teach the model what "down" means.
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect, FileSystem, Layer, Schema } from "effect"
 import Sentiment from "sentiment"
-import type { Category, Priority } from "../Domain/Fields.ts"
+import { Categories, type Category, Priorities, type Priority } from "../Domain/Fields.ts"
+import { projectPath } from "../Paths.ts"
 import { train } from "./Classifier.ts"
-import { examples, type LabelledTicket } from "./examples.ts"
 import { Triage, type TriageInput, type TriageResult } from "./Triage.ts"
 
 export const model = "local-nb-1"
@@ -133,8 +133,30 @@ const round = (n: number) => Math.round(n * 1000) / 1000
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n))
 
 
+/** A support ticket as a customer wrote it, with the category and priority an agent gave it. */
+export const LabelledTicket = Schema.Struct({
+  subject: Schema.String,
+  body: Schema.String,
+  category: Schema.Literals(Categories),
+  priority: Schema.Literals(Priorities)
+})
+export type LabelledTicket = typeof LabelledTicket.Type
+
+const examplesFile = projectPath("src", "Triage", "examples.jsonl")
+const decodeExample = Schema.decodeUnknownEffect(Schema.fromJsonString(LabelledTicket))
+
+/** The shipped training examples: `examples.jsonl`, one labelled ticket a line. */
+export const loadExamples = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const text = yield* fs.readFileString(examplesFile)
+  return yield* Effect.forEach(
+    text.split("\n").filter((line) => line.trim() !== ""),
+    (line, index) => decodeExample(line).pipe(Effect.mapError((error) => new Error(`examples.jsonl line ${index + 1}: ${error.message}`)))
+  )
+}).pipe(Effect.orDie)
+
 /** A triage service trained on the given tickets; `make` trains it on all the shipped examples. */
-export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Context.Tag.Service<Triage> => {
+export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Triage["Service"] => {
   const categories = train(
     training.map((ticket) => ({ subject: ticket.subject, text: ticket.body, label: ticket.category })),
     { temperature }
@@ -198,6 +220,6 @@ export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Context.T
   }
 }
 
-export const make: Effect.Effect<Context.Tag.Service<Triage>> = Effect.sync(() => fromExamples(examples))
+export const make = Effect.map(loadExamples, fromExamples)
 
-export const layer: Layer.Layer<Triage> = Layer.effect(Triage, make)
+export const layer: Layer.Layer<Triage, never, FileSystem.FileSystem> = Layer.effect(Triage, make)

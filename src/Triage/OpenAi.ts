@@ -1,44 +1,46 @@
-import { getJsonSchemaFromSchemaAst } from "@effect/ai/Tool"
-import type * as Generated from "@effect/ai-openai/Generated"
-import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
-import { FetchHttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Cause, type Context, Data, Duration, Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Data, Duration, Effect, Layer, Option, Redacted, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { OpenAiStructuredOutput } from "effect/ai"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { AppConfig } from "../Config.ts"
-import { Category, Priority } from "../Domain/Fields.ts"
+import { Categories, Priorities, Sentiments } from "../Domain/Fields.ts"
 import { Triage, type TriageInput, type TriageResult } from "./Triage.ts"
 
 /** Enough of a long ticket to judge it, without paying for (or timing out on) a novel. */
 const maxBodyChars = 4_000
 
-// The model is asked for [0, 1]; a slightly overconfident 1.02 is still a usable answer.
-const Confidence = Schema.Number.annotations({ jsonSchema: { minimum: 0, maximum: 1 } }).pipe(
-  Schema.clamp(0, 1),
-  Schema.annotations({ description: "how sure you are of this answer, from 0 to 1" })
-)
+const confidenceDescription = { description: "how sure you are of this answer, from 0 to 1" }
 
-// The domain's message is written for API callers and hides the value; the log should name what the model made up.
-const naming = (field: string) => ({
-  message: (issue: ParseResult.ParseIssue) => ({
-    message: `${field} ${JSON.stringify(issue.actual)} is not allowed`,
-    override: true
+/** What the model must answer, with `confidence` as the field schema of the three confidences. */
+const answerOf = <C extends Schema.Top>(confidence: C) =>
+  Schema.Struct({
+    category: Schema.Literals(Categories),
+    category_confidence: confidence,
+    priority: Schema.Literals(Priorities),
+    priority_confidence: confidence,
+    sentiment: Schema.Literals(Sentiments),
+    sentiment_confidence: confidence,
+    sentiment_score: Schema.Number.check(Schema.isBetween({ minimum: -1, maximum: 1 })).annotate({
+      title: "sentiment score",
+      description: "-1 very negative, 0 neutral, 1 very positive"
+    })
   })
-})
 
-/** What the model must answer; the same Schema gives the JSON schema sent and decodes the reply. */
-const Answer = Schema.Struct({
-  category: Category.annotations(naming("category")),
-  category_confidence: Confidence,
-  priority: Priority.annotations(naming("priority")),
-  priority_confidence: Confidence,
-  sentiment: Schema.Literal("negative", "neutral", "positive"),
-  sentiment_confidence: Confidence,
-  sentiment_score: Schema.Number.pipe(
-    Schema.between(-1, 1, { title: "sentiment score", description: "-1 very negative, 0 neutral, 1 very positive" })
+/** The JSON schema the model is asked to follow, in the subset OpenAI-compatible servers accept. */
+const requestedSchema = OpenAiStructuredOutput.toCodecOpenAI(
+  answerOf(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 })).annotate(confidenceDescription))
+).jsonSchema
+
+// The model is asked for [0, 1]; a slightly overconfident 1.02 is still a usable answer.
+const Confidence = Schema.Number.pipe(
+  Schema.decodeTo(
+    Schema.Number,
+    SchemaTransformation.transform<number, number>({ decode: (n) => Math.min(1, Math.max(0, n)), encode: (n) => n })
   )
-})
+)
+const Answer = answerOf(Confidence)
 type Answer = typeof Answer.Type
 
-const answerJsonSchema = getJsonSchemaFromSchemaAst(Answer.ast) as unknown as Record<string, unknown>
+const decodeAnswer = Schema.decodeUnknownEffect(Schema.fromJsonString(Answer))
 
 const instructions = `You triage customer support tickets. Reply with one JSON object that follows the given schema.
 category:
@@ -63,9 +65,8 @@ const ticketText = (input: TriageInput) => {
 }
 
 /**
- * Only the part of a chat completion we read. The generated `CreateChatCompletionResponse` of
- * @effect/ai-openai requires `choices[].logprobs` and `message.refusal`, which OpenAI sends but
- * Ollama (and other compatible servers) leave out, so decoding with it refuses their answers.
+ * Only the part of a chat completion we read: OpenAI sends `logprobs` and `refusal`, which
+ * Ollama (and other compatible servers) leave out.
  */
 const ChatCompletion = Schema.Struct({
   choices: Schema.Array(Schema.Struct({
@@ -82,9 +83,11 @@ class OpenAiTriageError extends Data.TaggedError("OpenAiTriageError")<{ readonly
   }
 }
 
-const issues = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`)
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const issues = (error: Schema.SchemaError) =>
+  formatIssues(error.issue).issues
+    .map((issue) => (issue.path ?? []).length === 0 ? issue.message : `${(issue.path ?? []).join(".")}: ${issue.message}`)
     .join("; ")
 
 /** The error and its causes: "Transport error (POST …)" alone does not say the port was closed. */
@@ -99,28 +102,27 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
 }
 
 /**
- * Triage by an OpenAI-compatible chat model. Any failure (network, status, timeout, an answer
- * that does not fit the schema) is logged and answered by `fallback`, so `classify` never fails.
+ * Triage by an OpenAI-compatible chat model: POST `/chat/completions` with a `json_schema`
+ * response format, which is what "OpenAI-compatible" means in practice (Ollama, vLLM, LM Studio
+ * and most proxies serve it; few serve the Responses API). Any failure (network, status,
+ * timeout, an answer that does not fit the schema) is logged and answered by `fallback`, so
+ * `classify` never fails.
  */
-export const make = (
-  fallback: Context.Tag.Service<Triage>
-): Effect.Effect<Context.Tag.Service<Triage>, never, AppConfig> =>
+export const make = (fallback: Triage["Service"]) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const modelName = `openai:${config.triageModel}`
-    // The scope only holds OpenAiClient's widening of the redacted header names, for headers we never set.
-    const openAi = yield* OpenAiClient.make({
-      apiUrl: config.openAiBaseUrl,
-      apiKey: Option.getOrUndefined(config.openAiApiKey)
-    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
-    // Why not OpenAiLanguageModel / LanguageModel.generateObject: in @effect/ai-openai 0.41 they
-    // only speak the Responses API (POST /responses), which Ollama, vLLM, LM Studio and most
-    // proxies do not serve. Chat Completions with a json_schema response_format is what
-    // "OpenAI-compatible" means in practice, so we post it through OpenAiClient's configured
-    // HttpClient (base URL, bearer token, JSON accept header) with the generated request type.
-    const http = openAi.client.httpClient
+    const http = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) => {
+        const url = HttpClientRequest.prependUrl(request, config.openAiBaseUrl.replace(/\/+$/, ""))
+        return Option.match(config.openAiApiKey, {
+          onNone: () => url,
+          onSome: (key) => HttpClientRequest.bearerToken(url, Redacted.value(key))
+        })
+      })
+    )
 
-    const request = (input: TriageInput): typeof Generated.CreateChatCompletionRequest.Encoded => ({
+    const request = (input: TriageInput) => ({
       model: config.triageModel,
       messages: [
         { role: "system", content: instructions },
@@ -131,7 +133,7 @@ export const make = (
         json_schema: {
           name: "ticket_triage",
           description: "The triage of one support ticket",
-          schema: answerJsonSchema,
+          schema: requestedSchema,
           strict: true
         }
       }
@@ -140,7 +142,10 @@ export const make = (
     const ask = (input: TriageInput) =>
       Effect.gen(function*() {
         const response = yield* http.execute(
-          HttpClientRequest.post("/chat/completions").pipe(HttpClientRequest.bodyUnsafeJson(request(input)))
+          HttpClientRequest.post("/chat/completions").pipe(
+            HttpClientRequest.acceptJson,
+            HttpClientRequest.bodyJsonUnsafe(request(input))
+          )
         )
         if (response.status < 200 || response.status >= 300) {
           const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
@@ -153,16 +158,16 @@ export const make = (
             reason: message?.refusal ? `the model refused: ${message.refusal}` : "the answer has no content"
           })
         }
-        return yield* Schema.decode(Schema.parseJson(Answer))(message.content).pipe(
+        return yield* decodeAnswer(message.content, { reportInput: true }).pipe(
           Effect.mapError((error) =>
             new OpenAiTriageError({ reason: `the answer does not fit the schema: ${issues(error)}` })
           )
         )
       }).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: config.triageTimeout,
-          onTimeout: () =>
-            new OpenAiTriageError({ reason: `no answer within ${Duration.format(config.triageTimeout)}` })
+          orElse: () =>
+            Effect.fail(new OpenAiTriageError({ reason: `no answer within ${Duration.format(config.triageTimeout)}` }))
         })
       )
 
@@ -177,18 +182,21 @@ export const make = (
       return yield* ask(input).pipe(
         Effect.map(toResult),
         // Defects too: a ticket must be triaged even if this code or the library has a bug.
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.logWarning("OpenAI triage failed; using the fallback model").pipe(
             Effect.annotateLogs({ reason: reasonOf(cause), model: modelName }),
-            Effect.zipRight(fallback.classify(input))
+            Effect.andThen(fallback.classify(input))
           )
         )
       )
     })
 
-    return { classify }
+    return Triage.of({ classify })
   })
 
 /** The `openai` triage provider over `fallback`, which answers whenever the provider cannot. */
-export const layer = (fallback: Layer.Layer<Triage>): Layer.Layer<Triage, never, AppConfig> =>
-  Layer.effect(Triage, Effect.flatMap(Triage, make)).pipe(Layer.provide(fallback))
+export const layer = <E, R>(fallback: Layer.Layer<Triage, E, R>): Layer.Layer<Triage, E, R | AppConfig> =>
+  Layer.effect(Triage, Effect.flatMap(Effect.service(Triage), make)).pipe(
+    Layer.provide(fallback),
+    Layer.provide(FetchHttpClient.layer)
+  )

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
-import type { Category, Priority } from "../Domain/Fields.ts"
+import type { Category, Priority, Sentiment } from "../Domain/Fields.ts"
 
-export type Sentiment = "negative" | "neutral" | "positive"
+export type { Sentiment }
 
 /** What triage reads: the ticket as submitted. */
 export interface TriageInput {
@@ -32,6 +32,6 @@ export interface TriageResult {
  * Category, priority and sentiment of a ticket. Never fails: a provider that cannot answer
  * falls back to the local model, so a ticket is always triaged.
  */
-export class Triage extends Context.Tag("app/Triage")<Triage, {
+export class Triage extends Context.Service<Triage, {
   readonly classify: (input: TriageInput) => Effect.Effect<TriageResult>
-}>() {}
+}>()("app/Triage") {}

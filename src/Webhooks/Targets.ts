@@ -42,7 +42,7 @@ export const checkTarget = (url: URL, allowPrivate: boolean): Effect.Effect<void
   if (ipaddr.isValid(host)) {
     return isPublic(host) ? Effect.void : Effect.fail(new TargetRefused({ message: refusal(host, host) }))
   }
-  return Effect.async<void, TargetRefused>((resume) => {
+  return Effect.callback<void, TargetRefused>((resume) => {
     dnsLookup(host, { all: true }, (error, addresses) => {
       if (error) return resume(Effect.fail(new TargetRefused({ message: `cannot resolve ${host}: ${error.code ?? error.message}` })))
       const bad = addresses.find((entry) => !isPublic(entry.address))

@@ -1,15 +1,15 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { EventKinds } from "../Domain/Events.ts"
-import { isoTimestamp, isUuid } from "../Domain/Fields.ts"
+import { isUuid } from "../Domain/Fields.ts"
+import { JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { CreateWebhookInput } from "../Domain/Webhook.ts"
-import { type JobHandler, JobFailed } from "../Jobs/Runner.ts"
 import { Projects } from "../Projects/Projects.ts"
-import { WebhooksRepo } from "./Repo.ts"
+import { type DeliveryTarget, WebhooksRepo } from "./Repo.ts"
 import { deliveryHeaders, newSecret } from "./Signing.ts"
 import { checkTarget, guardedLookup, parseTarget } from "./Targets.ts"
 
@@ -24,9 +24,8 @@ interface AttemptOutcome {
   readonly error: string | null
 }
 
-export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
-  dependencies: [WebhooksRepo.Default, Projects.Default],
-  scoped: Effect.gen(function*() {
+export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
+  make: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const projects = yield* Projects
     const config = yield* AppConfig
@@ -34,10 +33,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
     // on a developer's machine receivers live on localhost; a shared server must not reach its own network
     const allowPrivate = Option.getOrElse(config.webhookAllowPrivateTargets, () => database.kind === "embedded")
     const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true, lookup: guardedLookup(allowPrivate) })
-    const client = (yield* Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent)).pipe(
-      // CONTRACT lists the headers of a delivery exactly: no trace context goes to receivers
-      HttpClient.withTracerPropagation(false)
-    )
+    const client = yield* Effect.provideService(NodeHttpClient.makeNodeHttp, NodeHttpClient.HttpAgent, agent)
 
     const requireWebhook = (projectId: string, webhookId: string) =>
       Effect.gen(function*() {
@@ -58,20 +54,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
       const events = EventKinds.filter((kind) => (input.events ?? EventKinds).includes(kind))
       const secret = input.secret ?? newSecret()
       const row = yield* repo.insert(projectId, input.url, events, secret)
-      return { webhook_id: row.id, url: row.url, events: [...row.events], secret }
+      return { webhook_id: row.webhook_id, url: row.url, events: row.events, secret }
     })
 
     const list = Effect.fn("Webhooks.list")(function*(projectId: string) {
       yield* projects.requireProject(projectId)
-      const rows = yield* repo.list(projectId)
-      return {
-        webhooks: rows.map((row) => ({
-          webhook_id: row.id,
-          url: row.url,
-          events: [...row.events],
-          created_at: isoTimestamp(row.created_at)
-        }))
-      }
+      return { webhooks: yield* repo.list(projectId) }
     })
 
     const remove = Effect.fn("Webhooks.remove")(function*(projectId: string, webhookId: string) {
@@ -100,7 +88,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
       return { delivery_id: deliveryId, status: "pending" as const }
     })
 
-    const attempt = (target: { readonly id: string; readonly event: string; readonly body: string; readonly url: string; readonly secret: string }) =>
+    const attempt = (target: DeliveryTarget) =>
       Effect.gen(function*() {
         const url = parseTarget(target.url)
         if (typeof url === "string") return { delivered: false, statusCode: null, error: url }
@@ -128,11 +116,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
           error: status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`
         }
       }).pipe(
-        Effect.timeoutFail({
+        // CONTRACT lists the headers of a delivery exactly: no trace context goes to receivers
+        Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+        Effect.timeoutOrElse({
           duration: config.webhookTimeout,
-          onTimeout: () => `no answer within ${Duration.format(config.webhookTimeout)}`
+          orElse: () => Effect.fail(`no answer within ${Duration.format(config.webhookTimeout)}`)
         }),
-        Effect.catchAll((error): Effect.Effect<AttemptOutcome> =>
+        Effect.catch((error): Effect.Effect<AttemptOutcome> =>
           Effect.succeed({
             delivered: false,
             statusCode: null,
@@ -165,6 +155,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("app/Webhooks", {
         if (!outcome.delivered) return yield* new JobFailed({ message: outcome.error ?? "not delivered" })
       })
 
-    return { register, list, remove, rotateSecret, deliveries, redeliver, deliver } as const
+    return { register, list, remove, rotateSecret, deliveries, redeliver, deliver }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([WebhooksRepo.layer, Projects.layer]))
+}

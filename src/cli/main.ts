@@ -1,18 +1,19 @@
-import { Args, Command, Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
 import { AdminToken } from "../Admin/AdminToken.ts"
-import { Articles } from "../Articles/Articles.ts"
 import { importFolder } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
 import * as Database from "../Database/Database.ts"
 import { seedDemo } from "../Demo/Demo.ts"
-import { serviceVersion } from "../Health/Http.ts"
+import { serviceVersion } from "../Health/Version.ts"
 import { Projects } from "../Projects/Projects.ts"
+import { Articles } from "../Articles/Articles.ts"
 
-const project = Options.text("project").pipe(Options.withDescription("project id"))
+const project = Flag.String("project").pipe(Flag.withDescription("project id"))
 
-const projectsCreate = Command.make("create", { name: Args.text({ name: "name" }) }, ({ name }) =>
+const projectsCreate = Command.make("create", { name: Argument.String("name") }, ({ name }) =>
   Effect.gen(function*() {
     const created = yield* (yield* Projects).create(name)
     yield* Console.log(`project id: ${created.project_id}\nkey id:     ${created.key_id}\nfull key:   ${created.api_key}`)
@@ -25,15 +26,15 @@ const projectsList = Command.make("list", {}, () =>
 
 const keysCreate = Command.make("create", {
   project,
-  scope: Options.choice("scope", ["full", "widget"]).pipe(Options.withDefault("full" as const)),
-  name: Options.text("name").pipe(Options.optional)
+  scope: Flag.Literals("scope", ["full", "widget"]).pipe(Flag.withDefault("full" as const)),
+  name: Flag.String("name").pipe(Flag.optional)
 }, ({ name, project, scope }) =>
   Effect.gen(function*() {
     const key = yield* (yield* Projects).createKey(project, { name: Option.getOrNull(name), scope })
     yield* Console.log(`key id: ${key.key_id}\nscope:  ${key.scope}\nkey:    ${key.api_key}`)
   })).pipe(Command.withDescription("issue an API key; it is shown only now"))
 
-const keysRevoke = Command.make("revoke", { project, keyId: Args.text({ name: "key-id" }) }, ({ keyId, project }) =>
+const keysRevoke = Command.make("revoke", { project, keyId: Argument.String("key-id") }, ({ keyId, project }) =>
   Effect.gen(function*() {
     yield* (yield* Projects).revokeKey(project, keyId)
     yield* Console.log(`revoked ${keyId}`)
@@ -41,8 +42,8 @@ const keysRevoke = Command.make("revoke", { project, keyId: Args.text({ name: "k
 
 const articlesImport = Command.make("import", {
   project,
-  publish: Options.boolean("publish").pipe(Options.withDescription("publish every imported article")),
-  folder: Args.directory({ name: "folder", exists: "yes" })
+  publish: Flag.Boolean("publish").pipe(Flag.withDescription("publish every imported article")),
+  folder: Argument.Directory("folder", { mustExist: true })
 }, ({ folder, project, publish }) =>
   Effect.gen(function*() {
     yield* (yield* Projects).requireProject(project)
@@ -78,14 +79,15 @@ const cli = Command.make("support").pipe(
   ])
 )
 
-/** The same services as the HTTP API, over the database the settings name. */
-const ServicesLive = Layer.mergeAll(Projects.Default, Articles.Default, AdminToken.Default).pipe(
+/** The services of the HTTP API that the commands use, over the database the settings name. */
+const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, AdminToken.layer).pipe(
   Layer.provideMerge(Database.layer),
-  Layer.provide(AppConfig.layer)
+  Layer.provide(AppConfig.layer),
+  Layer.provideMerge(NodeServices.layer)
 )
 
-Command.run(cli, { name: "support", version: serviceVersion })(process.argv).pipe(
-  Effect.provide(ServicesLive),
-  Effect.provide(NodeContext.layer),
+cli.pipe(
+  Command.run({ version: serviceVersion }),
+  Effect.provide(ServicesForCli),
   NodeRuntime.runMain
 )

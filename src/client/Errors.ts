@@ -12,18 +12,26 @@ export class SupportClientError extends Error {
  */
 export class ApiError extends SupportClientError {
   override name = "ApiError"
+  /** The HTTP status. */
+  readonly status: number
+  /** The envelope's code, such as `VALIDATION_ERROR` or `RATE_LIMITED`. */
+  readonly code: ErrorCode | "UNEXPECTED_RESPONSE" | (string & {})
+  /** The service's `X-Request-Id` for this answer: quote it when asking for help. */
+  readonly requestId: string | undefined
+  /** How long the service asked the client to wait (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs?: number
   constructor(
-    /** The HTTP status. */
-    readonly status: number,
-    /** The envelope's code, such as `VALIDATION_ERROR` or `RATE_LIMITED`. */
-    readonly code: ErrorCode | "UNEXPECTED_RESPONSE" | (string & {}),
+    status: number,
+    code: ErrorCode | "UNEXPECTED_RESPONSE" | (string & {}),
     message: string,
-    /** The service's `X-Request-Id` for this answer: quote it when asking for help. */
-    readonly requestId: string | undefined,
-    /** How long the service asked the client to wait (`Retry-After`), in milliseconds. */
-    readonly retryAfterMs?: number
+    requestId: string | undefined,
+    retryAfterMs?: number
   ) {
     super(message)
+    this.status = status
+    this.code = code
+    this.requestId = requestId
+    this.retryAfterMs = retryAfterMs
   }
 }
 
@@ -33,26 +41,25 @@ export class ApiError extends SupportClientError {
  */
 export class NetworkError extends SupportClientError {
   override name = "NetworkError"
-  constructor(
-    message: string,
-    /** The `X-Request-Id` the client sent, to find the request in the service's logs. */
-    readonly requestId: string,
-    options?: { cause?: unknown }
-  ) {
+  /** The `X-Request-Id` the client sent, to find the request in the service's logs. */
+  readonly requestId: string
+  constructor(message: string, requestId: string, options?: { cause?: unknown }) {
     super(message, options)
+    this.requestId = requestId
   }
 }
 
 /** No complete answer came within `timeoutMs` (per attempt). */
 export class TimeoutError extends SupportClientError {
   override name = "TimeoutError"
-  constructor(
-    /** The limit that ran out, in milliseconds. */
-    readonly timeoutMs: number,
-    /** The `X-Request-Id` the client sent, to find the request in the service's logs. */
-    readonly requestId: string
-  ) {
+  /** The limit that ran out, in milliseconds. */
+  readonly timeoutMs: number
+  /** The `X-Request-Id` the client sent, to find the request in the service's logs. */
+  readonly requestId: string
+  constructor(timeoutMs: number, requestId: string) {
     super(`no answer within ${timeoutMs} ms`)
+    this.timeoutMs = timeoutMs
+    this.requestId = requestId
   }
 }
 

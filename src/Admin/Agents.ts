@@ -1,0 +1,24 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { Conflict } from "../Domain/Errors.ts"
+import type { AgentCreated } from "../Domain/Project.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { AgentsRepo } from "./Repo.ts"
+
+/** The people who answer tickets: assignees, authors of replies, receivers of notifications. */
+export class Agents extends Context.Service<Agents>()("app/Admin/Agents", {
+  make: Effect.gen(function*() {
+    const repo = yield* AgentsRepo
+    const projects = yield* Projects
+
+    const create = Effect.fn("Agents.create")(function*(projectId: string, email: string, name: string) {
+      yield* projects.requireProject(projectId)
+      const agent = yield* repo.insert(projectId, email, name)
+      if (Option.isNone(agent)) return yield* new Conflict({ message: `an agent with email ${email} exists` })
+      return { agent_id: agent.value.id, email: agent.value.email, name: agent.value.name } satisfies AgentCreated
+    })
+
+    return { create }
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AgentsRepo.layer, Projects.layer]))
+}

@@ -1,0 +1,40 @@
+import { Effect, type Option, Schema } from "effect"
+import { type SqlClient, SqlError } from "effect/sql"
+
+/**
+ * How repositories read rows: every row decoded by its Schema where the query is defined, and a
+ * failure of the query or of the decoding a defect there (our own SQL and our own rows are not
+ * errors a caller can handle).
+ */
+export const all = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(Schema.Array(schema))
+  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<ReadonlyArray<S["Type"]>, never, R> =>
+    Effect.orDie(Effect.flatMap(query, decode))
+}
+
+/** The first row, if any. */
+export const first = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<Option.Option<S["Type"]>, never, R> =>
+    Effect.orDie(Effect.flatMap(query, (rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(decode(rows[0]))))
+}
+
+/** The one row a statement always returns (an INSERT … RETURNING). */
+export const single = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<S["Type"], never, R> =>
+    Effect.orDie(Effect.flatMap(query, (rows) => decode(rows[0])))
+}
+
+/** Whether the statement touched or found any row. */
+export const some = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<boolean, never, R> =>
+  Effect.orDie(Effect.map(query, (rows) => rows.length > 0))
+
+/** A statement whose rows nobody reads. */
+export const run = <E, R>(query: Effect.Effect<unknown, E, R>): Effect.Effect<void, never, R> =>
+  Effect.orDie(Effect.asVoid(query))
+
+/** Runs `effect` in a transaction of `sql`; the database failing to begin or commit is a defect. */
+export const transaction = (sql: SqlClient.SqlClient) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  sql.withTransaction(effect).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die)) as Effect.Effect<A, E, R>
