@@ -8,7 +8,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // two cores: more workers only fight over them
-    maxWorkers: 2,
-    minWorkers: 1
+    maxWorkers: 2
   }
 })

@@ -94,7 +94,10 @@ const wire = <Self extends ApiError, Fields>(
   status: number,
   fromWire: (message: string) => Fields
 ) =>
-  Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }).pipe(
+  Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }).annotate({
+    identifier: code,
+    description: `Error envelope, code ${code}`
+  }).pipe(
     Schema.decodeTo(
       Schema.declare((u: unknown): u is Self => u instanceof errorClass),
       SchemaTransformation.transform<Self, { readonly error: { readonly code: typeof code; readonly message: string } }>({
@@ -102,7 +105,7 @@ const wire = <Self extends ApiError, Fields>(
         encode: (error) => ({ error: { code, message: error.message } })
       })
     ),
-    Schema.annotate({ identifier: code, description: `Error envelope, code ${code}` }),
+    Schema.annotate({ description: `Error envelope, code ${code}` }),
     HttpApiSchema.status(status)
   )
 

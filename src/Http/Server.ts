@@ -36,4 +36,4 @@ export const RoutesLive = Layer.mergeAll(ApiRoutes, HttpApiSwagger.layer(Api, { 
  * ever answers.
  */
 export const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
-  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) => HttpServer.serve(app).pipe(Layer.provide(server))))
+  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) => HttpServer.serve(app).pipe(Layer.provideMerge(server))))

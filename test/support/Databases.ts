@@ -1,13 +1,13 @@
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inject } from "vitest"
 import { AppConfig } from "../../src/Config.ts"
-import { testSettings } from "./Settings.ts"
 import * as Database from "../../src/Database/Database.ts"
+import { testSettings } from "./Settings.ts"
 
 export type DatabaseKind = "pglite" | "postgres"
 
@@ -27,23 +27,21 @@ const freshPglite = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
+/** Runs one statement on the server of DATABASE_URL, outside any test database. */
+const onServer = (statement: string) =>
+  Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe(statement)).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(process.env.DATABASE_URL!), maxConnections: 1 })),
+    Effect.orDie
+  )
+
 /** A fresh database on the PostgreSQL server of DATABASE_URL, dropped afterwards. */
 const freshPostgres = Effect.gen(function*() {
-  const serverUrl = new URL(process.env.DATABASE_URL!)
   const name = `test_${crypto.randomUUID().replaceAll("-", "")}`
-  const admin = yield* Effect.acquireRelease(
-    Effect.succeed(serverUrl.toString()),
-    () =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl.toString()) })), Effect.orDie)
+  yield* Effect.acquireRelease(
+    onServer(`CREATE DATABASE ${name}`),
+    () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   )
-  yield* Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`CREATE DATABASE ${name}`)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(admin) })), Effect.orDie)
-  const url = new URL(serverUrl)
+  const url = new URL(process.env.DATABASE_URL!)
   url.pathname = `/${name}`
   return url.toString()
 })
@@ -60,7 +58,7 @@ export const freshPgliteDir = freshPglite
 
 /** AppConfig and the real database layer (migrated) of a fresh database. */
 export const databaseLayer = (kind: DatabaseKind, overrides: Record<string, string> = {}) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const env = yield* freshDatabase(kind)
     const config = yield* testSettings({ ...env, ...overrides })
     return Database.layer.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config)))

@@ -3,4 +3,4 @@ import { settings } from "../../src/Config.ts"
 
 /** The settings of a test instance: the service's own parser over a map, never the environment. */
 export const testSettings = (overrides: Record<string, string>) =>
-  Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(overrides)))).pipe(Effect.orDie)
+  settings.parse(ConfigProvider.fromUnknown(overrides)).pipe(Effect.orDie)

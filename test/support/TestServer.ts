@@ -1,22 +1,55 @@
-import { HttpServer } from "@effect/platform"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
+import { FetchHttpClient, HttpClientRequest, HttpServer } from "effect/http"
+import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { createServer } from "node:http"
+import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import { HttpLive, ServicesLive } from "../../src/Http/Server.ts"
 import type { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
+import { serveOn } from "../../src/Http/Server.ts"
+import { AdminAuth, ProjectAuth } from "../../src/Http/Security.ts"
 import { pipelineLayer, PipelineLive } from "../../src/Jobs/Pipeline.ts"
 import type { Notifier } from "../../src/Notifier/Notifier.ts"
+import { ServicesLive } from "../../src/Services.ts"
 import type { Triage } from "../../src/Triage/Triage.ts"
 import { type DatabaseKind, freshDatabase, testSettings } from "./Databases.ts"
 
 export const adminToken = "test-admin-token"
 
+/** A typed client of the service at `baseUrl`, sending `token` (a project key or the admin token) if given. */
+export const apiClient = (baseUrl: string, token?: string) => {
+  const bearer: HttpApiMiddleware.HttpApiMiddlewareClient<unknown, never, never> = ({ next, request }) =>
+    next(token === undefined ? request : HttpClientRequest.bearerToken(request, token))
+  return HttpApiClient.make(Api, { baseUrl }).pipe(
+    Effect.provide(Layer.mergeAll(
+      HttpApiMiddleware.layerClient(ProjectAuth, bearer),
+      HttpApiMiddleware.layerClient(AdminAuth, bearer),
+      FetchHttpClient.layer
+    ))
+  )
+}
+
+/** The contract's own typed client: requests and answers checked against the HttpApi schemas. */
+export type ApiClient = Effect.Success<ReturnType<typeof apiClient>>
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
 export interface TestServerShape {
   readonly baseUrl: string
   readonly kind: DatabaseKind
-  /** `fetch` against the service, JSON in and out. */
+  /** The typed client, authenticated with `token` (a project key or the admin token) when given. */
+  readonly api: (token?: string) => Effect.Effect<ApiClient>
+  /**
+   * `fetch` against the service, JSON in and out: for what the typed client cannot send (a body
+   * that is not JSON, a wrong content type, a key in a malformed header) or when the test is
+   * about the wire itself (headers, the exact bytes of an envelope).
+   */
   readonly request: (
     method: string,
     path: string,
@@ -26,11 +59,11 @@ export interface TestServerShape {
       readonly rawBody?: string
       readonly headers?: Record<string, string>
     }
-  ) => Promise<{ readonly status: number; readonly headers: Headers; readonly body: any; readonly text: string }>
+  ) => Promise<RawResponse>
 }
 
 /** The whole service, as `npm start` builds it, on a free loopback port. */
-export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
+export class TestServer extends Context.Service<TestServer, TestServerShape>()("test/TestServer") {}
 
 export interface ServiceOptions {
   /**
@@ -46,7 +79,7 @@ export const serviceLayer = (
   env?: Record<string, string>,
   options: ServiceOptions = {}
 ) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const database = env ?? (yield* freshDatabase(kind))
     const config = yield* testSettings({ ADMIN_TOKEN: adminToken, ...database, ...overrides })
     const pipeline = options.pipeline === undefined
@@ -54,15 +87,35 @@ export const serviceLayer = (
       : options.pipeline === "live"
       ? PipelineLive
       : pipelineLayer(options.pipeline)
-    return Layer.merge(HttpLive, pipeline).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    return Layer.merge(serveOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })), pipeline).pipe(
       Layer.provideMerge(ServicesLive),
       Layer.provideMerge(Database.layer),
       Layer.provideMerge(Layer.succeed(AppConfig, config)),
-      Layer.provide(NodeContext.layer)
+      Layer.provideMerge(NodeHttpServer.layerHttpServices)
     )
   }))
 
+const rawRequest = (baseUrl: string): TestServerShape["request"] => async (method, path, options = {}) => {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+  let body: string | undefined
+  if (options.rawBody !== undefined) body = options.rawBody
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] ??= "application/json"
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body })
+  const text = await response.text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+/** The running service's own HttpServer, as a test sees it. */
 export const testServer = (
   kind: DatabaseKind,
   overrides: Record<string, string> = {},
@@ -74,46 +127,28 @@ export const testServer = (
     Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       const address = server.address
-      if (address._tag !== "TcpAddress") return yield* Effect.die("expected a TCP address")
+      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
       const baseUrl = `http://127.0.0.1:${address.port}`
-      const request: TestServerShape["request"] = async (method, path, options = {}) => {
-        const headers: Record<string, string> = { ...options.headers }
-        if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
-        let body: string | undefined
-        if (options.rawBody !== undefined) body = options.rawBody
-        else if (options.body !== undefined) {
-          body = JSON.stringify(options.body)
-          headers["content-type"] ??= "application/json"
-        }
-        const response = await fetch(`${baseUrl}${path}`, { method, headers, body })
-        const text = await response.text()
-        let parsed: unknown = undefined
-        try {
-          parsed = text === "" ? undefined : JSON.parse(text)
-        } catch {
-          parsed = undefined
-        }
-        return { status: response.status, headers: response.headers, body: parsed, text }
-      }
-      return { baseUrl, kind, request }
+      return { baseUrl, kind, request: rawRequest(baseUrl), api: (token?: string) => apiClient(baseUrl, token) }
     })
   ).pipe(Layer.provideMerge(serviceLayer(kind, overrides, env, options)))
 
-/** Provisions a project through the admin API, as an operator would. */
-export const createProject = async (server: TestServerShape, name = "Test project") => {
-  const created = await server.request("POST", "/v1/admin/projects", { key: adminToken, body: { name } })
-  if (created.status !== 201) throw new Error(`project not created: ${created.status} ${created.text}`)
-  const widget = await server.request("POST", `/v1/admin/projects/${created.body.project_id}/api-keys`, {
-    key: adminToken,
-    body: { scope: "widget", name: "widget" }
-  })
-  return {
-    projectId: created.body.project_id as string,
-    key: created.body.api_key as string,
-    keyId: created.body.key_id as string,
-    widgetKey: widget.body.api_key as string
-  }
-}
+/** Provisions a project and a widget key through the admin API, as an operator would. */
+export const createProject = (server: TestServerShape, name = "Test project") =>
+  Effect.gen(function*() {
+    const admin = yield* server.api(adminToken)
+    const created = yield* admin.admin.createProject({ payload: { name } })
+    const widget = yield* admin.admin.createKey({
+      params: { pid: created.project_id },
+      payload: { scope: "widget", name: "widget" }
+    })
+    return {
+      projectId: created.project_id,
+      key: created.api_key,
+      keyId: created.key_id,
+      widgetKey: widget.api_key
+    }
+  }).pipe(Effect.orDie)
 
 /**
  * The same service for suites written with plain promises (the client's, which also runs under
@@ -125,9 +160,14 @@ export const startTestServer = async (
   options: ServiceOptions = {}
 ) => {
   const runtime = ManagedRuntime.make(testServer(kind, overrides, undefined, options))
-  const server = await runtime.runPromise(TestServer)
+  const server = await runtime.runPromise(Effect.service(TestServer))
   /** Runs an effect with the service's own services (its SqlClient, say). */
-  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof testServer>>>) =>
+  const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<ReturnType<typeof testServer>>>) =>
     runtime.runPromise(effect)
-  return { ...server, run, close: () => runtime.dispose() }
+  return {
+    ...server,
+    run,
+    createProject: (name?: string) => runtime.runPromise(createProject(server, name)),
+    close: () => runtime.dispose()
+  }
 }

@@ -2,9 +2,9 @@ import { Effect, Layer } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { TestProject } from "vitest/node"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import type { TestProject } from "vitest/node"
 import { testSettings } from "./Settings.ts"
 
 declare module "vitest" {
