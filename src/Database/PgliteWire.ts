@@ -117,7 +117,13 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
         callback()
       }
     })
+    // queued as the stream is torn down, before the writes of the connection that replaces it
     stream.once("close", () => void abandon())
+    const destroy = stream.destroy.bind(stream)
+    stream.destroy = (error?: Error) => {
+      if (!stream.destroyed) void abandon()
+      return destroy(error)
+    }
     return stream
   }
 

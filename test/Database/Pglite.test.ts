@@ -1,0 +1,133 @@
+/**
+ * The embedded database behind the same SQL client as a server: PGlite speaks the wire protocol
+ * over an in-process stream (src/Database/PgliteWire.ts). What a server gives for free has to
+ * hold here too: data on disk, migrations, NOTIFY wake-ups, extensions, and a session that no
+ * interrupted query, abandoned transaction or undecodable row can wedge.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import { existsSync } from "node:fs"
+import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { AppConfig } from "../../src/Config.ts"
+import * as Database from "../../src/Database/Database.ts"
+import { testSettings } from "../support/Settings.ts"
+
+const embedded = (dataDir: string) =>
+  Layer.unwrap(Effect.map(testSettings({ DATA_DIR: dataDir }), (config) =>
+    Database.layer.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config)))))
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "pglite-test-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+)
+
+const sql = Effect.service(SqlClient.SqlClient)
+
+const migrations = Effect.flatMap(sql, (sql) =>
+  sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`)
+
+describe("the embedded database", () => {
+  it.live("keeps its data in DATA_DIR across restarts and migrates a new directory once", () =>
+    Effect.gen(function*() {
+      const dir = join(yield* tempDir, "data")
+      yield* Effect.gen(function*() {
+        expect(yield* migrations).toEqual([{ migration_id: 1, name: "initial" }, { migration_id: 2, name: "pipeline" }])
+        yield* Effect.flatMap(sql, (sql) => sql`INSERT INTO projects (name) VALUES ('kept')`)
+      }).pipe(Effect.provide(embedded(dir)), Effect.scoped)
+      // the directory holds a PostgreSQL cluster, not an empty folder
+      expect(yield* Effect.promise(() => readdir(dir))).toContain("PG_VERSION")
+
+      const reopened = yield* Effect.gen(function*() {
+        const names = yield* Effect.flatMap(sql, (sql) => sql<{ name: string }>`SELECT name FROM projects`)
+        return { names: names.map((row) => row.name), migrations: yield* migrations }
+      }).pipe(Effect.provide(embedded(dir)), Effect.scoped)
+      expect(reopened.names).toEqual(["kept"])
+      expect(reopened.migrations).toHaveLength(2)
+    }))
+
+  it.live("runs in memory with memory:// and leaves nothing on disk", () =>
+    Effect.gen(function*() {
+      const before = yield* Effect.promise(() => readdir(process.cwd()))
+      const count = yield* Effect.flatMap(sql, (sql) =>
+        Effect.andThen(sql`INSERT INTO projects (name) VALUES ('fleeting')`, sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`)
+      ).pipe(Effect.provide(embedded("memory://")), Effect.scoped)
+      expect(count).toEqual([{ n: 1 }])
+      expect(existsSync(join(process.cwd(), "memory:"))).toBe(false)
+      expect(yield* Effect.promise(() => readdir(process.cwd()))).toEqual(before)
+    }))
+
+  it.live("has pg_trgm, and the schema's own functions", () =>
+    Effect.gen(function*() {
+      const [row] = yield* Effect.flatMap(sql, (sql) =>
+        sql<{ close: number; far: number; escaped: string }>`
+          SELECT similarity('password reset', 'pasword reset') AS close, similarity('password', 'invoice') AS far,
+            html_escape('<b>&') AS escaped`
+      ).pipe(Effect.provide(embedded("memory://")), Effect.scoped)
+      expect(row!.close).toBeGreaterThan(0.5)
+      expect(row!.far).toBeLessThan(0.2)
+      expect(row!.escaped).toBe("&lt;b&gt;&amp;")
+    }))
+
+  it.live("delivers NOTIFY to its listeners: from the jobs trigger, at commit, and never from a rollback", () =>
+    Effect.gen(function*() {
+      const database = yield* Database.DatabaseInfo
+      const db = yield* sql
+      expect(database.kind).toBe("embedded")
+      const heard: Array<string> = []
+      const listener = yield* database.listen("jobs").pipe(
+        Stream.runForEach(() => Effect.sync(() => heard.push("jobs"))),
+        Effect.forkChild
+      )
+      yield* Effect.sleep("50 millis")
+      const [project] = yield* db<{ id: string }>`INSERT INTO projects (name) VALUES ('p') RETURNING id`
+      const job = db`INSERT INTO jobs (kind, project_id, payload, run_at) VALUES ('triage', ${project!.id}, '{}'::jsonb, now())`
+      yield* job
+      yield* Effect.sleep("50 millis")
+      expect(heard).toHaveLength(1)
+      // inside a transaction the notification waits for the commit
+      yield* db.withTransaction(Effect.gen(function*() {
+        yield* job
+        yield* Effect.sleep("50 millis")
+        expect(heard).toHaveLength(1)
+      }))
+      yield* Effect.sleep("50 millis")
+      expect(heard).toHaveLength(2)
+      yield* db.withTransaction(Effect.andThen(job, Effect.fail("roll back"))).pipe(Effect.exit)
+      yield* Effect.sleep("50 millis")
+      expect(heard).toHaveLength(2)
+      yield* Fiber.interrupt(listener)
+    }).pipe(Effect.provide(embedded("memory://"))))
+
+  it.live("answers again after an interrupted query, an interrupted transaction and an undecodable row", () =>
+    Effect.gen(function*() {
+      const db = yield* sql
+      yield* db`CREATE TABLE probe (id int PRIMARY KEY)`
+
+      const sleeper = yield* db`SELECT pg_sleep(0.3)`.pipe(Effect.forkChild)
+      yield* Effect.sleep("30 millis")
+      yield* Fiber.interrupt(sleeper)
+      expect(yield* db<{ x: number }>`SELECT 42 AS x`.pipe(Effect.timeout("10 seconds"))).toEqual([{ x: 42 }])
+
+      // a transaction whose fiber is interrupted between statements: its write must not survive,
+      // and the one session must not stay inside it
+      const writer = yield* db.withTransaction(Effect.andThen(db`INSERT INTO probe VALUES (1)`, Effect.never)).pipe(
+        Effect.forkChild
+      )
+      yield* Effect.sleep("100 millis")
+      yield* Fiber.interrupt(writer)
+      // inside the interrupted transaction the session would hold the id its INSERT was given
+      const [session] = yield* db<{ open: boolean }>`SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS open`
+      expect(session!.open).toBe(false)
+      expect(yield* db<{ n: number }>`SELECT count(*)::int AS n FROM probe`).toEqual([{ n: 0 }])
+      yield* db.withTransaction(db`INSERT INTO probe VALUES (2)`)
+      expect(yield* db<{ id: number }>`SELECT id FROM probe`).toEqual([{ id: 2 }])
+
+      // a type the driver cannot decode fails that query, and the connection is replaced
+      const undecodable = yield* db`SELECT setweight(to_tsvector('english', 'words'), 'A') AS v`.pipe(Effect.exit)
+      expect(Exit.isFailure(undecodable)).toBe(true)
+      expect(yield* db<{ x: number }>`SELECT 7 AS x`.pipe(Effect.timeout("10 seconds"))).toEqual([{ x: 7 }])
+    }).pipe(Effect.provide(embedded("memory://"))))
+})
