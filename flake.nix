@@ -1,5 +1,5 @@
 {
-  description = "Support ticketing service: a development shell with Node 20, Deno 2 and PostgreSQL";
+  description = "Support ticketing service: a development shell with Node 24, Deno 2 and PostgreSQL";
 
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
 
@@ -10,7 +10,7 @@
     in {
       devShells = forAll (pkgs: {
         default = pkgs.mkShell {
-          packages = [ pkgs.nodejs_20 pkgs.deno pkgs.postgresql_15 pkgs.redis ];
+          packages = [ pkgs.nodejs_24 pkgs.deno pkgs.postgresql_15 pkgs.redis ];
           shellHook = ''
             echo "npm install && npm start    # the service on embedded PGlite"
             echo "npm test                    # add DATABASE_URL=postgres://... to test PostgreSQL too"
