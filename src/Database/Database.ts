@@ -6,11 +6,18 @@ import * as Migrator from "./Migrator.ts"
 import * as Pg from "./Pg.ts"
 import * as Pglite from "./Pglite.ts"
 
+/**
+ * What a listener hears on a channel: `subscribed` once LISTEN is in place (again, after a lost
+ * connection), `notified` for each NOTIFY from any session or instance, and `lost` when the
+ * listening connection dropped, so notifications may have been missed until the next `subscribed`.
+ */
+export type ListenEvent = "subscribed" | "notified" | "lost"
+
 /** Which database this process runs on, for the few things that differ (demo seeding, wake-ups). */
 export class DatabaseInfo extends Context.Service<DatabaseInfo, {
   readonly kind: "embedded" | "server"
-  /** One element per NOTIFY on the channel, from any session or instance. Never fails. */
-  readonly listen: (channel: string) => Stream.Stream<void>
+  /** Never fails and never ends: a dropped connection is reported and opened again. */
+  readonly listen: (channel: string) => Stream.Stream<ListenEvent>
 }>()("app/Database/DatabaseInfo") {}
 
 const embeddedInfo = Layer.effect(
@@ -28,13 +35,19 @@ const serverInfo = Layer.effect(
   DatabaseInfo,
   Effect.map(Effect.service(PgClient.PgClient), (client) => ({
     kind: "server" as const,
-    listen: (channel: string) =>
-      Stream.unwrap(Effect.map(client.listen(channel), Stream.fromQueue)).pipe(
-        Stream.as<void>(undefined),
-        Stream.tapCause((cause) => Effect.logWarning("LISTEN connection lost; reconnecting", cause)),
-        Stream.retry(Schedule.min([Schedule.exponential("200 millis"), Schedule.spaced("10 seconds")])),
-        // the schedule never gives up, so no error comes out of the retry
-        Stream.orDie
+    listen: (channel: string): Stream.Stream<ListenEvent> =>
+      Stream.unwrap(Effect.map(client.listen(channel), (queue) =>
+        Stream.concat(
+          Stream.succeed<ListenEvent>("subscribed"),
+          Stream.map(Stream.fromQueue(queue), (): ListenEvent => "notified")
+        ))).pipe(
+        Stream.catchCause((cause) =>
+          Stream.concat(
+            Stream.fromEffect(Effect.logWarning("LISTEN connection lost; reconnecting", cause)).pipe(Stream.drain),
+            Stream.succeed<ListenEvent>("lost")
+          )
+        ),
+        Stream.repeat(Schedule.min([Schedule.exponential("200 millis"), Schedule.spaced("10 seconds")]))
       )
   }))
 )

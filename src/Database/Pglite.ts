@@ -7,9 +7,9 @@ import { SqlClient } from "effect/sql"
 import { mkdir } from "node:fs/promises"
 import { makePgliteWire } from "./PgliteWire.ts"
 
-/** NOTIFYs delivered to the embedded database's one session, by channel. */
+/** NOTIFYs delivered to the embedded database's one session, by channel: first `subscribed`, then one `notified` each. */
 export class EmbeddedNotifications extends Context.Service<EmbeddedNotifications, {
-  readonly listen: (channel: string) => Stream.Stream<void>
+  readonly listen: (channel: string) => Stream.Stream<"subscribed" | "notified">
 }>()("app/Database/EmbeddedNotifications") {}
 
 const open = (dataDir: string) =>
@@ -46,14 +46,14 @@ export const layer = (dataDir: string) =>
       minConnections: 1
     })
     const listening = new Set<string>()
-    const listen = (channel: string): Stream.Stream<void> =>
-      Stream.callback<void>((queue) =>
+    const listen = (channel: string): Stream.Stream<"subscribed" | "notified"> =>
+      Stream.callback<"subscribed" | "notified">((queue) =>
         Effect.gen(function*() {
           if (!listening.has(channel)) {
             yield* client.unsafe(`LISTEN "${channel.replaceAll("\"", "\"\"")}"`).pipe(Effect.orDie)
             listening.add(channel)
           }
-          const listener = () => void Queue.offerUnsafe(queue, undefined)
+          const listener = () => void Queue.offerUnsafe(queue, "notified")
           yield* Effect.acquireRelease(
             Effect.sync(() => {
               const set = listeners.get(channel) ?? new Set()
@@ -62,6 +62,7 @@ export const layer = (dataDir: string) =>
             }),
             () => Effect.sync(() => listeners.get(channel)?.delete(listener))
           )
+          Queue.offerUnsafe(queue, "subscribed")
         })
       )
     return Context.make(PgClient.PgClient, client).pipe(

@@ -1,8 +1,9 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Stream } from "effect"
+import { DatabaseInfo, type ListenEvent } from "../Database/Database.ts"
 import { NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import type { KeyCreated, KeyScope, ProjectCreated } from "../Domain/Project.ts"
-import { type NewKey, ProjectsRepo } from "./Repo.ts"
+import { type KeyRow, type NewKey, ProjectsRepo } from "./Repo.ts"
 import { newApiKey, sha256 } from "./Secrets.ts"
 
 const projectNotFound = new NotFound({ message: "project not found" })
@@ -13,9 +14,32 @@ const freshKey = (name: string | null, scope: KeyScope): { readonly apiKey: stri
   return { apiKey, stored: { name, scope, hash: sha256(apiKey), prefix: apiKey.slice(0, 7) } }
 }
 
+/** Keys a busy instance holds in memory at most; past it the cache starts over. */
+const maxCachedKeys = 10_000
+
 export class Projects extends Context.Service<Projects>()("app/Projects", {
   make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
+    const database = yield* DatabaseInfo
+
+    /**
+     * Keys found recently, by hash, so that a request costs no key lookup. Every revocation, on
+     * any instance, empties it (NOTIFY api_keys at commit), and it is not used at all while the
+     * listening connection is down, so a revoked key is refused on the next request everywhere.
+     * A lookup that started before a revocation does not put its answer back (the generation).
+     */
+    const knownKeys = new Map<string, KeyRow>()
+    let listening = false
+    let generation = 0
+    const forgetKeys = (event: ListenEvent) => {
+      generation++
+      knownKeys.clear()
+      if (event !== "notified") listening = event === "subscribed"
+    }
+    yield* database.listen("api_keys").pipe(
+      Stream.runForEach((event) => Effect.sync(() => forgetKeys(event))),
+      Effect.forkScoped
+    )
 
     const requireProject = (projectId: string) =>
       isUuid(projectId)
@@ -23,8 +47,20 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
         : Effect.fail(projectNotFound)
 
     /** Resolves a presented API key; `None` for unknown and revoked keys alike. */
-    const authenticate = (apiKey: string) =>
-      !apiKey.startsWith("tf_") || apiKey.length > 100 ? Effect.succeedNone : repo.findKeyByHash(sha256(apiKey))
+    const authenticate = (apiKey: string): Effect.Effect<Option.Option<KeyRow>> => {
+      if (!apiKey.startsWith("tf_") || apiKey.length > 100) return Effect.succeedNone
+      const hash = sha256(apiKey)
+      const id = hash.toString("base64")
+      const known = listening ? knownKeys.get(id) : undefined
+      if (known !== undefined) return Effect.succeedSome(known)
+      const asked = generation
+      return Effect.tap(repo.findKeyByHash(hash), (found) =>
+        Effect.sync(() => {
+          if (!listening || asked !== generation || Option.isNone(found)) return
+          if (knownKeys.size >= maxCachedKeys) knownKeys.clear()
+          knownKeys.set(id, found.value)
+        }))
+    }
 
     const create = Effect.fn("Projects.create")(function*(name: string) {
       const key = freshKey("default", "full")
@@ -47,6 +83,8 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       yield* requireProject(projectId)
       const revoked = isUuid(keyId) ? yield* repo.revokeKey(projectId, keyId) : false
       if (!revoked) return yield* new NotFound({ message: "API key not found" })
+      // this instance forgets at once, without waiting for its own notification
+      forgetKeys("notified")
     })
 
     return {

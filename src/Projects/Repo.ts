@@ -50,10 +50,14 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
 
     const projectExists = (projectId: string) => sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Rows.some)
 
+    /** Revokes the key and tells every instance (NOTIFY api_keys, at commit) to forget the keys it knows. */
     const revokeKey = (projectId: string, keyId: string) =>
-      sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
-          WHERE id = ${keyId} AND project_id = ${projectId}
-          RETURNING id`.pipe(Rows.some)
+      sql`WITH revoked AS (
+            UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = ${keyId} AND project_id = ${projectId}
+            RETURNING id
+          )
+          SELECT id, pg_notify('api_keys', id::text) FROM revoked`.pipe(Rows.some)
 
     const countProjects = sql`SELECT count(*) AS n FROM projects`.pipe(Rows.single(Count), Effect.map((row) => row.n))
 

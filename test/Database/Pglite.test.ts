@@ -78,7 +78,7 @@ describe("the embedded database", () => {
       expect(database.kind).toBe("embedded")
       const heard: Array<string> = []
       const listener = yield* database.listen("jobs").pipe(
-        Stream.runForEach(() => Effect.sync(() => heard.push("jobs"))),
+        Stream.runForEach((event) => Effect.sync(() => event === "notified" && heard.push("jobs"))),
         Effect.forkChild
       )
       yield* Effect.sleep("50 millis")
