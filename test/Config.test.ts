@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Exit, LogLevel, Option } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Option } from "effect"
 import { settings } from "../src/Config.ts"
 
-const read = (env: Record<string, string>) =>
-  Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(env))))
+const read = (env: Record<string, string>) => settings.parse(ConfigProvider.fromUnknown(env))
 
 describe("settings", () => {
   it.effect("default to CONTRACT's values", () =>
@@ -16,7 +15,7 @@ describe("settings", () => {
       expect(config.webhookRetrySchedule.map(Duration.toMinutes)).toEqual([1, 5, 30])
       expect(Duration.toSeconds(config.webhookTimeout)).toBe(10)
       expect([config.triageProvider, config.errorTracker, config.trustProxy]).toEqual(["local", "none", false])
-      expect(config.logLevel).toBe(LogLevel.Info)
+      expect(config.logLevel).toBe("Info")
       expect(Option.isNone(config.databaseUrl)).toBe(true)
     }))
 
@@ -31,7 +30,7 @@ describe("settings", () => {
       })
       expect(config.webhookRetrySchedule.map(Duration.toMillis)).toEqual([500, 2000, 60000])
       expect(Duration.toMillis(config.webhookTimeout)).toBe(3000)
-      expect(config.logLevel).toBe(LogLevel.Warning)
+      expect(config.logLevel).toBe("Warn")
       expect(Option.isNone(config.databaseUrl)).toBe(true)
       expect(Option.isNone(config.adminToken)).toBe(true)
     }))

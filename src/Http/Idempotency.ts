@@ -1,8 +1,11 @@
 import { Context, Effect, Layer } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Conflict, ValidationError } from "../Domain/Errors.ts"
 import { sha256 } from "../Projects/Secrets.ts"
 import { IdempotencyRepo } from "./IdempotencyRepo.ts"
+
+/** Seconds a repeat that met its first attempt still in flight is told to wait. */
+const inFlightRetryAfter = 1
 
 const respond = (status: number, body: unknown, replayed: boolean) => {
   const response = HttpServerResponse.jsonUnsafe(body, { status })
@@ -35,10 +38,14 @@ export class Idempotency extends Context.Service<Idempotency>()("app/Http/Idempo
         const requestHash = sha256(`${request.method} ${request.url}\n${body}`).toString("hex")
         return yield* repo.withTransaction(Effect.gen(function*() {
           if (!(yield* repo.tryLock(options.projectId, key))) {
-            // Retry-After tells a client that timed out and tried again that the wait will end
+            // Retry-After tells a client that timed out and tried again that the wait will end; the
+            // HttpApi writes the 409 from the contract's error schema, so the header goes on here
+            yield* HttpEffect.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(inFlightRetryAfter)))
+            )
             return yield* new Conflict({
               message: "a request with this Idempotency-Key is still in progress",
-              retryAfterSeconds: 1
+              retryAfterSeconds: inFlightRetryAfter
             })
           }
           const prior = yield* repo.find(options.projectId, key)

@@ -40,12 +40,13 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
         })
       )
 
-    const headers = (remaining: number, reset: number) =>
+    const headers = (remaining: number, reset: number, retryAfter?: number) =>
       HttpEffect.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeaders(response, {
           "ratelimit-limit": String(limit),
           "ratelimit-remaining": String(Math.max(0, remaining)),
-          "ratelimit-reset": String(reset)
+          "ratelimit-reset": String(reset),
+          ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
         }))
       )
 
@@ -55,8 +56,9 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
         Effect.matchEffect({
           onSuccess: ({ remaining, reset }) => headers(remaining, reset),
           onFailure: ({ retryAfter }) =>
+            // the HttpApi writes the 429 from the contract's error schema, which has no headers
             Effect.andThen(
-              headers(0, retryAfter),
+              headers(0, retryAfter, retryAfter),
               Effect.fail(new RateLimited({
                 message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
                 retryAfterSeconds: retryAfter

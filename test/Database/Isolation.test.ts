@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
+import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 
@@ -14,7 +14,7 @@ describe.each(databaseKinds)("transactions on %s", (kind) => {
           yield* sql`INSERT INTO probe VALUES (1)`
           yield* Effect.sleep("150 millis")
           return yield* Effect.fail("roll back")
-        })).pipe(Effect.either, Effect.fork)
+        })).pipe(Effect.result, Effect.forkChild)
         yield* Effect.sleep("50 millis")
         const [during] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM probe`
         yield* Fiber.join(writer)

@@ -1,7 +1,6 @@
-import { layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { describe, expect } from "vitest"
+import { SqlClient } from "effect/sql"
 import { databaseKinds } from "../support/Databases.ts"
 import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
 
@@ -12,7 +11,10 @@ describe.each(databaseKinds)("access on %s", (kind) => {
     it.effect("refuses missing, malformed, unknown and revoked keys with 401 in the envelope", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, keyId, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, keyId, projectId } = yield* createProject(server)
+        const api = yield* server.api(key)
+        const admin = yield* server.api(adminToken)
+        // the refusals are the wire itself: no header, a Basic scheme, a key of the wrong kind
         const unauthorized = (response: { status: number; body: any }) => {
           expect(response.status).toBe(401)
           expect(response.body.error.code).toBe("UNAUTHORIZED")
@@ -25,21 +27,25 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         unauthorized(yield* Effect.promise(() => server.request("GET", "/v1/admin/projects", { key })))
         unauthorized(yield* Effect.promise(() => server.request("GET", "/v1/admin/projects", { key: "wrong" })))
 
-        const ok = yield* Effect.promise(() => server.request("GET", "/v1/articles/search?q=x", { key }))
+        const [, ok] = yield* api.articles.search({ query: { q: "x" }, responseMode: "decoded-and-response" })
         expect(ok.status).toBe(200)
-        const revoked = yield* Effect.promise(() =>
-          server.request("DELETE", `/v1/admin/projects/${projectId}/api-keys/${keyId}`, { key: adminToken }))
+        const [, revoked] = yield* admin.admin.revokeKey({
+          params: { pid: projectId, key_id: keyId },
+          responseMode: "decoded-and-response"
+        })
         expect(revoked.status).toBe(204)
         unauthorized(yield* Effect.promise(() => server.request("GET", "/v1/articles/search?q=x", { key })))
-        const unknownKey = yield* Effect.promise(() =>
-          server.request("DELETE", `/v1/admin/projects/${projectId}/api-keys/${crypto.randomUUID()}`, { key: adminToken }))
-        expect(unknownKey.status).toBe(404)
+        // the client decodes an error by the status it came with: a NotFound is a 404
+        const unknownKey = yield* admin.admin.revokeKey({ params: { pid: projectId, key_id: crypto.randomUUID() } }).pipe(
+          Effect.flip
+        )
+        expect(unknownKey._tag).toBe("NotFound")
       }))
 
     it.effect("stores only a hash of each key", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key } = yield* Effect.promise(() => createProject(server))
+        const { key } = yield* createProject(server)
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ key_hash: Uint8Array; key_prefix: string }>`SELECT key_hash, key_prefix FROM api_keys`
         expect(key).toMatch(/^tf_[A-Za-z0-9_-]{43}$/)
@@ -52,14 +58,16 @@ describe.each(databaseKinds)("access on %s", (kind) => {
     it.effect("limits a widget key to filing tickets, reading articles and its contact's own tickets", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { widgetKey } = yield* Effect.promise(() => createProject(server))
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: widgetKey,
-            body: { subject: "From the widget", body: "Hi", sender_email: "visitor@example.com", source: "widget" }
-          }))
-        expect(created.status).toBe(202)
-        const id = created.body.ticket_id
+        const { widgetKey } = yield* createProject(server)
+        const widget = yield* server.api(widgetKey)
+        const [created, createdResponse] = yield* widget.tickets.create({
+          payload: { subject: "From the widget", body: "Hi", sender_email: "visitor@example.com", source: "widget" },
+          headers: {},
+          responseMode: "decoded-and-response"
+        })
+        expect(createdResponse.status).toBe(202)
+        const id = created.ticket_id
+        // what the widget may not do, as its caller sees it on the wire
         const forbidden = (response: { status: number; body: any }) => {
           expect(response.status).toBe(403)
           expect(response.body.error.code).toBe("FORBIDDEN")
@@ -69,47 +77,63 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         forbidden(yield* Effect.promise(() =>
           server.request("POST", `/v1/tickets/${id}/messages`, { key: widgetKey, body: { body: "more" } })))
         forbidden(yield* Effect.promise(() => server.request("GET", "/v1/search?q=widget", { key: widgetKey })))
-        const own = yield* Effect.promise(() =>
-          server.request("GET", `/v1/tickets/${id}?contact_email=visitor@example.com`, { key: widgetKey }))
+        const [, own] = yield* widget.tickets.get({
+          params: { id },
+          query: { contact_email: "visitor@example.com" },
+          responseMode: "decoded-and-response"
+        })
         expect(own.status).toBe(200)
-        const reply = yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, {
-            key: widgetKey,
-            body: { body: "more", contact_email: "visitor@example.com" }
-          }))
+        const [, reply] = yield* widget.tickets.addMessage({
+          params: { id },
+          payload: { body: "more", contact_email: "visitor@example.com" },
+          headers: {},
+          responseMode: "decoded-and-response"
+        })
         expect(reply.status).toBe(201)
-        const stranger = yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, {
-            key: widgetKey,
-            body: { body: "let me in", contact_email: "stranger@example.com" }
-          }))
-        expect(stranger.status).toBe(404)
-        const articles = yield* Effect.promise(() => server.request("GET", "/v1/articles/search?q=x", { key: widgetKey }))
+        const stranger = yield* widget.tickets.addMessage({
+          params: { id },
+          payload: { body: "let me in", contact_email: "stranger@example.com" },
+          headers: {}
+        }).pipe(Effect.flip)
+        expect(stranger._tag).toBe("NotFound")
+        const [, articles] = yield* widget.articles.search({ query: { q: "x" }, responseMode: "decoded-and-response" })
         expect(articles.status).toBe(200)
       }))
 
     it.effect("replays an Idempotency-Key, refuses it for another body, and creates one ticket for concurrent repeats", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
+        const api = yield* server.api(key)
         const headers = { "idempotency-key": "order-42" }
-        const first = yield* Effect.promise(() => server.request("POST", "/v1/tickets", { key, body: ticket, headers }))
-        expect(first.status).toBe(202)
-        expect(first.headers.get("idempotent-replayed")).toBeNull()
-        const repeat = yield* Effect.promise(() => server.request("POST", "/v1/tickets", { key, body: ticket, headers }))
-        expect(repeat.status).toBe(202)
-        expect(repeat.body).toEqual(first.body)
-        expect(repeat.headers.get("idempotent-replayed")).toBe("true")
+        const [first, firstResponse] = yield* api.tickets.create({
+          payload: ticket,
+          headers,
+          responseMode: "decoded-and-response"
+        })
+        expect(firstResponse.status).toBe(202)
+        expect(firstResponse.headers["idempotent-replayed"]).toBeUndefined()
+        const [repeat, repeatResponse] = yield* api.tickets.create({
+          payload: ticket,
+          headers,
+          responseMode: "decoded-and-response"
+        })
+        expect(repeatResponse.status).toBe(202)
+        expect(repeat).toEqual(first)
+        expect(yield* repeatResponse.json).toEqual(yield* firstResponse.json)
+        expect(repeatResponse.headers["idempotent-replayed"]).toBe("true")
+        // raw: the headers of an error answer, which the typed client does not hand back
         const changed = yield* Effect.promise(() =>
           server.request("POST", "/v1/tickets", { key, body: { ...ticket, body: "Different" }, headers }))
         expect(changed.status).toBe(409)
         expect(changed.body.error.code).toBe("CONFLICT")
         // final, unlike a repeat that meets its first attempt in flight (409 with Retry-After)
         expect(changed.headers.get("retry-after")).toBeNull()
-        const tooLong = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", { key, body: ticket, headers: { "idempotency-key": "k".repeat(256) } }))
-        expect(tooLong.status).toBe(400)
-        expect(tooLong.body.error.message).toBe("Idempotency-Key must be 1 to 255 characters")
+        const tooLong = yield* api.tickets.create({ payload: ticket, headers: { "idempotency-key": "k".repeat(256) } }).pipe(
+          Effect.flip
+        )
+        expect(tooLong._tag).toBe("ValidationError")
+        expect(tooLong.message).toBe("Idempotency-Key must be 1 to 255 characters")
 
         const burst = yield* Effect.promise(() =>
           Promise.all(Array.from({ length: 8 }, () =>
@@ -124,13 +148,21 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         }
 
         const message = { body: "once" }
-        const id = first.body.ticket_id
-        const m1 = yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, { key, body: message, headers: { "idempotency-key": "m" } }))
-        const m2 = yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, { key, body: message, headers: { "idempotency-key": "m" } }))
-        expect([m1.status, m2.status]).toEqual([201, 201])
-        expect(m2.body).toEqual(m1.body)
+        const id = first.ticket_id
+        const [m1, m1Response] = yield* api.tickets.addMessage({
+          params: { id },
+          payload: message,
+          headers: { "idempotency-key": "m" },
+          responseMode: "decoded-and-response"
+        })
+        const [m2, m2Response] = yield* api.tickets.addMessage({
+          params: { id },
+          payload: message,
+          headers: { "idempotency-key": "m" },
+          responseMode: "decoded-and-response"
+        })
+        expect([m1Response.status, m2Response.status]).toEqual([201, 201])
+        expect(m2).toEqual(m1)
 
         const sql = yield* SqlClient.SqlClient
         const [tickets] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM tickets WHERE project_id = ${projectId}`
@@ -141,7 +173,7 @@ describe.each(databaseKinds)("access on %s", (kind) => {
     it.effect("answers every failure in the envelope: unknown path, wrong method, with a request id and CORS", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key } = yield* Effect.promise(() => createProject(server))
+        const { key } = yield* createProject(server)
         const unknown = yield* Effect.promise(() => server.request("GET", "/v1/nothing-here", { key }))
         expect([unknown.status, unknown.body.error.code]).toEqual([404, "NOT_FOUND"])
         expect(unknown.headers.get("content-type")).toBe("application/json; charset=utf-8")
@@ -202,29 +234,34 @@ describe.each(databaseKinds)("access on %s", (kind) => {
     it.effect("lists projects and issues keys of either scope", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId } = yield* Effect.promise(() => createProject(server, "Listed"))
-        const list = yield* Effect.promise(() => server.request("GET", "/v1/admin/projects", { key: adminToken }))
-        expect(list.body.projects).toEqual(expect.arrayContaining([{ project_id: projectId, name: "Listed", created_at: expect.any(String) }]))
-        const full = yield* Effect.promise(() =>
-          server.request("POST", `/v1/admin/projects/${projectId}/api-keys`, { key: adminToken, body: {} }))
-        expect([full.status, full.body.scope]).toEqual([201, "full"])
+        const admin = yield* server.api(adminToken)
+        const { projectId } = yield* createProject(server, "Listed")
+        const list = yield* admin.admin.listProjects()
+        expect(list.projects).toEqual(expect.arrayContaining([{ project_id: projectId, name: "Listed", created_at: expect.any(String) }]))
+        const [full, fullResponse] = yield* admin.admin.createKey({
+          params: { pid: projectId },
+          payload: {},
+          responseMode: "decoded-and-response"
+        })
+        expect([fullResponse.status, full.scope]).toEqual([201, "full"])
+        // a scope the schema refuses: only the raw wire can send it
         const badScope = yield* Effect.promise(() =>
           server.request("POST", `/v1/admin/projects/${projectId}/api-keys`, { key: adminToken, body: { scope: "root" } }))
         expect(badScope.body.error.message).toBe("scope must be one of full, widget")
-        const noProject = yield* Effect.promise(() =>
-          server.request("POST", `/v1/admin/projects/${crypto.randomUUID()}/api-keys`, { key: adminToken, body: {} }))
-        expect(noProject.status).toBe(404)
+        const noProject = yield* admin.admin.createKey({ params: { pid: crypto.randomUUID() }, payload: {} }).pipe(Effect.flip)
+        expect(noProject._tag).toBe("NotFound")
       }))
   })
 })
 
+// the budget is told in headers and in a 429 with Retry-After: the wire itself, so raw requests
 describe.each(databaseKinds)("rate limit on %s", (kind) => {
   layer(testServer(kind, { RATE_LIMIT_PER_MINUTE: "5" }), { excludeTestServices: true })((it) => {
     it.effect("gives each key its budget with RateLimit headers, then 429 with Retry-After", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const a = yield* Effect.promise(() => createProject(server))
-        const b = yield* Effect.promise(() => createProject(server))
+        const a = yield* createProject(server)
+        const b = yield* createProject(server)
         const remaining: Array<string | null> = []
         for (let i = 0; i < 5; i++) {
           const response = yield* Effect.promise(() => server.request("GET", "/v1/articles/search?q=x", { key: a.key }))

@@ -1,25 +1,25 @@
-import { layer } from "@effect/vitest"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
-import { describe, expect } from "vitest"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import { HttpLive, ServicesLive } from "../../src/Http/Server.ts"
+import { serveOn } from "../../src/Http/Server.ts"
+import { ServicesLive } from "../../src/Services.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { freshDatabase } from "../support/Databases.ts"
 import { testSettings } from "../support/Settings.ts"
-import { adminToken } from "../support/TestServer.ts"
+import { adminToken, apiClient } from "../support/TestServer.ts"
 
-class BaseUrl extends Context.Tag("test/BaseUrl")<BaseUrl, string>() {}
+class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
 
 /** The real server, with a Tickets service whose every call dies the way a broken query would. */
-const brokenTickets = Layer.unwrapScoped(Effect.gen(function*() {
+const brokenTickets = Layer.unwrap(Effect.gen(function*() {
   const env = yield* freshDatabase("pglite")
   const config = yield* testSettings({ ...env, ADMIN_TOKEN: adminToken })
   const defect = () => Effect.die(new Error("relation \"secret_internal_table\" does not exist"))
-  const tickets = Tickets.make({
+  const tickets = Tickets.of({
     create: defect,
     get: defect,
     addMessage: defect,
@@ -27,17 +27,21 @@ const brokenTickets = Layer.unwrapScoped(Effect.gen(function*() {
     adminUpdate: defect,
     addAgentMessage: defect
   })
-  const server = HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  // the broken Tickets is provided first, so the routes never see the real one of ServicesLive
+  const server = serveOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
     Layer.provide(Layer.succeed(Tickets, tickets)),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
     Layer.provideMerge(Layer.succeed(AppConfig, config)),
-    Layer.provide(NodeContext.layer)
+    Layer.provideMerge(NodeHttpServer.layerHttpServices)
   )
   return Layer.effect(
     BaseUrl,
-    Effect.map(HttpServer.HttpServer, (s) => s.address._tag === "TcpAddress" ? `http://127.0.0.1:${s.address.port}` : "")
+    Effect.gen(function*() {
+      const { address } = yield* HttpServer.HttpServer
+      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
+      return `http://127.0.0.1:${address.port}`
+    })
   ).pipe(Layer.provideMerge(server))
 }))
 
@@ -46,12 +50,9 @@ describe("a defect", () => {
     it.effect("leaves as 500 INTERNAL_ERROR with the request id, and no internals", () =>
       Effect.gen(function*() {
         const baseUrl = yield* BaseUrl
-        const project = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/v1/admin/projects`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-            body: JSON.stringify({ name: "broken" })
-          }).then((r) => r.json()))
+        const admin = yield* apiClient(baseUrl, adminToken)
+        const project = yield* admin.admin.createProject({ payload: { name: "broken" } })
+        // the wire itself: the exact bytes of the 500, which must not leak the defect
         const response = yield* Effect.promise(() =>
           fetch(`${baseUrl}/v1/tickets`, {
             method: "POST",

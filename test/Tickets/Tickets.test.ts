@@ -5,34 +5,42 @@
  * testing logic in isolation, never a stand-in for our own queries.)
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { NotFound } from "../../src/Domain/Errors.ts"
-import type { NewJob } from "../../src/Jobs/Outbox.ts"
+import type { NewJob } from "../../src/Domain/Jobs.ts"
 import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/Repo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { configLayer } from "../support/Layers.ts"
 
+const notUsed = () => Effect.die(new Error("not used"))
+
 const recordingRepo = () => {
   const written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> }> = []
   const tagged: Array<ReadonlyArray<string>> = []
-  const repo = TicketsRepo.make({
+  const repo = TicketsRepo.of({
     upsertContact: () => Effect.succeed("contact-1"),
     insertTicket: (row, jobs) => Effect.sync(() => (written.push({ row, jobs }), written.length)),
     tagTicket: (_projectId, _ticketId, tags) => Effect.sync(() => void tagged.push(tags)),
-    findPublic: () => Effect.succeed(undefined),
-    findAdmin: () => Effect.succeed(undefined),
-    lockTicket: () => Effect.succeed(undefined),
-    insertMessage: () => Effect.die("not used"),
-    updateTicket: () => Effect.die("not used"),
-    findAgent: () => Effect.succeed(undefined),
+    findPublic: () => Effect.succeed(Option.none()),
+    findAdmin: () => Effect.succeed(Option.none()),
+    lockTicket: () => Effect.succeed(Option.none()),
+    insertMessage: notUsed,
+    updateTicket: notUsed,
+    findAgent: () => Effect.succeed(Option.none()),
     enqueue: () => Effect.void,
-    withTransaction: (effect) => effect
+    withTransaction: (effect) => effect,
+    // the pipeline's part of the repository: Tickets never calls it
+    findSubmitted: notUsed,
+    applyTriage: notUsed,
+    markDuplicate: notUsed,
+    linkIssues: notUsed,
+    lockLinkedIssues: notUsed
   })
   return { written, tagged, layer: Layer.succeed(TicketsRepo, repo) }
 }
 
 const ticketsWith = (repo: ReturnType<typeof recordingRepo>, settings: Record<string, string> = {}) =>
-  Tickets.DefaultWithoutDependencies.pipe(Layer.provide(repo.layer), Layer.provide(configLayer(settings)))
+  Layer.effect(Tickets, Tickets.make).pipe(Layer.provide(repo.layer), Layer.provide(configLayer(settings)))
 
 describe("Tickets with a mock repository", () => {
   it.effect("defaults the priority, de-duplicates tags and queues the follow-up work", () => {

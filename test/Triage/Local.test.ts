@@ -3,10 +3,10 @@
  * it never saw. The printed accuracy is a guide, not a promise for real inboxes: the examples
  * come from one writer, and the urgency rules were written with them in view.
  */
-import { describe, expect, it } from "@effect/vitest"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Category, Priority } from "../../src/Domain/Fields.ts"
-import { examples, type LabelledTicket } from "../../src/Triage/examples.ts"
 import * as Local from "../../src/Triage/Local.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
 import { triageMock } from "../support/TriageMock.ts"
@@ -25,10 +25,10 @@ const ticket = (subject: string, body: string, more: Partial<TriageInput> = {}):
 })
 
 /** Every fifth example of each category held out, so each category is tested in proportion. */
-const split = () => {
+const split = (examples: ReadonlyArray<Local.LabelledTicket>) => {
   const seen = new Map<Category, number>()
-  const training: Array<LabelledTicket> = []
-  const heldOut: Array<LabelledTicket> = []
+  const training: Array<Local.LabelledTicket> = []
+  const heldOut: Array<Local.LabelledTicket> = []
   for (const example of examples) {
     const n = seen.get(example.category) ?? 0
     seen.set(example.category, n + 1)
@@ -50,21 +50,24 @@ const expectInRange = (result: TriageResult) => {
   expect(result.model).toBe(Local.model)
 }
 
-describe("the shipped examples", () => {
-  it("are enough, and spread over every category", () => {
-    expect(examples.length).toBeGreaterThanOrEqual(360)
-    for (const category of categories) {
-      expect(examples.filter((e) => e.category === category).length).toBeGreaterThanOrEqual(50)
-    }
-    const subjects = new Set(examples.map((e) => e.subject.toLowerCase()))
-    expect(subjects.size).toBe(examples.length)
-  })
+// the examples are a data file that the service reads at startup
+layer(NodeServices.layer)("the shipped examples", (it) => {
+  it.effect("are enough, and spread over every category", () =>
+    Effect.gen(function*() {
+      const examples = yield* Local.loadExamples
+      expect(examples.length).toBeGreaterThanOrEqual(360)
+      for (const category of categories) {
+        expect(examples.filter((e) => e.category === category).length).toBeGreaterThanOrEqual(50)
+      }
+      const subjects = new Set(examples.map((e) => e.subject.toLowerCase()))
+      expect(subjects.size).toBe(examples.length)
+    }))
 })
 
-describe("local triage", () => {
+layer(NodeServices.layer)("local triage", (it) => {
   it.effect("classifies held-out examples it was not trained on", () =>
     Effect.gen(function*() {
-      const { heldOut, training } = split()
+      const { heldOut, training } = split(yield* Local.loadExamples)
       const triage = Local.fromExamples(training)
       const results = yield* Effect.forEach(heldOut, (e) => triage.classify(ticket(e.subject, e.body)))
       const categoryHits = results.filter((r, i) => r.category.value === heldOut[i]!.category).length

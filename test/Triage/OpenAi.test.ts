@@ -1,61 +1,29 @@
 /**
  * The `openai` provider against a fake OpenAI-compatible server on loopback. Real sockets and the
- * real clock (`it.scopedLive`): TRIAGE_TIMEOUT has to elapse in wall time for the request to be
+ * real clock (`it.live`): TRIAGE_TIMEOUT has to elapse in wall time for the request to be
  * abandoned.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, HashMap, Layer, Logger, Option } from "effect"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { Effect, Layer, Logger, References } from "effect"
 import { layer } from "../../src/Triage/OpenAi.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
 import { configLayer } from "../support/Layers.ts"
+import { type StubAnswer, stubServer } from "../support/StubServer.ts"
 
-interface Received {
-  readonly method: string | undefined
-  readonly url: string | undefined
-  readonly authorization: string | undefined
-  readonly body: any
-}
+/** A fake OpenAI-compatible server that gives every request the same answer. */
+const fakeOpenAi = (reply: StubAnswer) =>
+  Effect.map(stubServer(() => reply), (stub) => ({
+    baseUrl: `${stub.url}/v1`,
+    received: () =>
+      stub.requests.map((request) => ({
+        method: request.method,
+        url: request.path,
+        authorization: request.headers.authorization,
+        body: JSON.parse(request.body)
+      }))
+  }))
 
-type Reply = (response: ServerResponse) => void
-
-/** A loopback server that records each request and answers it with `reply`. */
-const fakeOpenAi = (reply: Reply) =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly baseUrl: string; readonly received: Array<Received>; readonly server: Server }>((resume) => {
-      const received: Array<Received> = []
-      const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-        let text = ""
-        request.setEncoding("utf8")
-        request.on("data", (chunk: string) => (text += chunk))
-        request.on("end", () => {
-          received.push({
-            method: request.method,
-            url: request.url,
-            authorization: request.headers.authorization,
-            body: JSON.parse(text)
-          })
-          reply(response)
-        })
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as AddressInfo
-        resume(Effect.succeed({ baseUrl: `http://127.0.0.1:${port}/v1`, received, server }))
-      })
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        // a held request or a keep-alive connection would keep close() waiting
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  )
-
-const json = (status: number, body: unknown): Reply => (response) => {
-  response.writeHead(status, { "content-type": "application/json" })
-  response.end(JSON.stringify(body))
-}
+const json = (status: number, body: unknown): StubAnswer => ({ status, body })
 
 const completion = (content: string) => ({
   id: "chatcmpl-1",
@@ -96,19 +64,18 @@ const input: TriageInput = {
 
 /** Warnings the provider logs, with their `reason` annotation. */
 const warnings: Array<{ readonly message: string; readonly reason: string }> = []
-const captureWarnings = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ logLevel, message, annotations }) => {
-    if (logLevel.label !== "WARN") return
+const captureWarnings = Logger.layer([
+  Logger.make(({ fiber, logLevel, message }) => {
+    if (logLevel !== "Warn") return
     warnings.push({
       message: String(Array.isArray(message) ? message.join(" ") : message),
-      reason: String(Option.getOrElse(HashMap.get(annotations, "reason"), () => ""))
+      reason: String(fiber.getRef(References.CurrentLogAnnotations).reason ?? "")
     })
   })
-)
+])
 
 const classifyWith = (settings: Record<string, string>) =>
-  Effect.flatMap(Triage, (triage) => triage.classify(input)).pipe(
+  Effect.flatMap(Effect.service(Triage), (triage) => triage.classify(input)).pipe(
     Effect.provide(
       layer(Layer.succeed(Triage, { classify: () => Effect.succeed(fallbackResult) })).pipe(
         Layer.provide(configLayer({ TRIAGE_PROVIDER: "openai", ...settings }))
@@ -118,7 +85,7 @@ const classifyWith = (settings: Record<string, string>) =>
   )
 
 describe("OpenAI triage", () => {
-  it.scopedLive("decodes a structured answer and sends a chat completion with a JSON schema", () =>
+  it.live("decodes a structured answer and sends a chat completion with a JSON schema", () =>
     Effect.gen(function*() {
       const server = yield* fakeOpenAi(json(200, completion(answer())))
       const result = yield* classifyWith({
@@ -134,8 +101,8 @@ describe("OpenAI triage", () => {
         model: "openai:llama3.2:3b"
       })
 
-      expect(server.received).toHaveLength(1)
-      const [request] = server.received
+      expect(server.received()).toHaveLength(1)
+      const [request] = server.received()
       expect(request!.method).toBe("POST")
       expect(request!.url).toBe("/v1/chat/completions")
       expect(request!.authorization).toBe("Bearer sk-test")
@@ -162,25 +129,25 @@ describe("OpenAI triage", () => {
       expect(user.content).toContain("[truncated]")
     }))
 
-  it.scopedLive("falls back when the server answers 500", () =>
+  it.live("falls back when the server answers 500", () =>
     Effect.gen(function*() {
       warnings.length = 0
       const server = yield* fakeOpenAi(json(500, { error: { message: "upstream exploded" } }))
       const result = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test" })
 
       expect(result).toEqual(fallbackResult)
-      expect(server.received).toHaveLength(1)
+      expect(server.received()).toHaveLength(1)
       expect(warnings).toHaveLength(1)
       expect(warnings[0]!.reason).toContain("status 500")
       expect(warnings[0]!.reason).toContain("upstream exploded")
     }))
 
-  it.scopedLive("falls back when the answer does not fit the schema", () =>
+  it.live("falls back when the answer does not fit the schema", () =>
     Effect.gen(function*() {
       warnings.length = 0
       const banana = yield* fakeOpenAi(json(200, completion(answer({ category: "banana" }))))
       expect(yield* classifyWith({ OPENAI_BASE_URL: banana.baseUrl })).toEqual(fallbackResult)
-      expect(banana.received[0]!.authorization).toBeUndefined()
+      expect(banana.received()[0]!.authorization).toBeUndefined()
 
       const outOfRange = yield* fakeOpenAi(json(200, completion(answer({ sentiment_score: 7 }))))
       expect(yield* classifyWith({ OPENAI_BASE_URL: outOfRange.baseUrl })).toEqual(fallbackResult)
@@ -192,10 +159,10 @@ describe("OpenAI triage", () => {
       expect(warnings[0]!.reason).toContain("banana")
     }))
 
-  it.scopedLive("falls back when the server does not answer within TRIAGE_TIMEOUT", () =>
+  it.live("falls back when the server does not answer within TRIAGE_TIMEOUT", () =>
     Effect.gen(function*() {
       warnings.length = 0
-      const server = yield* fakeOpenAi(() => {})
+      const server = yield* fakeOpenAi("hang")
       // the server never answers: only the time box can end the call, so a fallback proves it
       const result = yield* classifyWith({ OPENAI_BASE_URL: server.baseUrl, TRIAGE_TIMEOUT: "300ms" })
 

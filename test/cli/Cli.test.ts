@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
@@ -20,7 +20,7 @@ const withoutServerDatabase = () => {
 
 const cli = (dataDir: string, ...args: Array<string>) =>
   Effect.promise(() =>
-    run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    run(process.execPath, ["src/cli/main.ts", ...args], {
       cwd: root,
       env: { ...withoutServerDatabase(), DATA_DIR: dataDir }
     }).then((result) => result.stdout)
@@ -52,5 +52,5 @@ describe("operator CLI", () => {
         articles: 24,
         keys: [{ scope: "full", revoked: false }, { scope: "widget", revoked: true }]
       })
-    }).pipe(Effect.scoped), 120_000)
+    }), 120_000)
 })
