@@ -122,6 +122,18 @@ export type SubmittedTicket = typeof SubmittedRow.Type
 const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
 const Id = Schema.Struct({ id: Schema.String })
 
+/** The fields every read of a ticket shows. */
+const ticketFields = (row: typeof PublicRow.Type) => ({
+  ticket_id: row.id,
+  ticket_number: row.ticket_number,
+  subject: row.subject,
+  status: row.status,
+  priority: row.priority,
+  category: row.category,
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
 const triageValue = <A>(value: A | null, confidence: number | null, source: "ai" | "human" | null) =>
   value === null || source === null ? null : { value, confidence, source }
 
@@ -203,25 +215,21 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         WHERE tags.project_id = ${projectId}
         ON CONFLICT DO NOTHING`.pipe(Rows.run)
 
+    /** A ticket's conversation as one JSON array, oldest first; `public` leaves out internal notes. */
+    const messagesOf = (options: { readonly public: boolean }) =>
+      sql`(SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
+              'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
+           FROM messages m WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
+
     const findPublic = (projectId: string, ticketId: string) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.created_at,
-          t.updated_at, t.sender_email,
-          (SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
-              'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
-           FROM messages m WHERE m.ticket_id = t.id AND NOT m.internal) AS messages
+          t.updated_at, t.sender_email, ${messagesOf({ public: true })} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(PublicRow),
         Effect.map(Option.map((row) => ({
           ticket: {
-            ticket_id: row.id,
-            ticket_number: row.ticket_number,
-            subject: row.subject,
-            status: row.status,
-            priority: row.priority,
-            category: row.category,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
+            ...ticketFields(row),
             messages: (row.messages ?? []).map(({ internal: _, ...message }) => message)
           } satisfies Ticket,
           senderEmail: row.sender_email
@@ -238,9 +246,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          (SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
-              'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
-           FROM messages m WHERE m.ticket_id = t.id) AS messages,
+          ${messagesOf({ public: false })} AS messages,
           (SELECT json_agg(json_build_object('notification_id', n.id, 'reason', n.reason, 'message_id', n.message_id,
               'email_status', n.email_status, 'created_at', n.created_at,
               'agent', json_build_object('id', a.id, 'email', a.email, 'name', a.name)) ORDER BY n.created_at, n.id)
@@ -248,14 +254,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(AdminRow),
         Effect.map(Option.map((row): AdminTicket => ({
-          ticket_id: row.id,
-          ticket_number: row.ticket_number,
-          subject: row.subject,
-          status: row.status,
-          priority: row.priority,
-          category: row.category,
-          created_at: row.created_at,
-          updated_at: row.updated_at,
+          ...ticketFields(row),
           sentiment: row.sentiment,
           sentiment_score: row.sentiment_score,
           tags: row.tags ?? [],

@@ -1,12 +1,14 @@
-import { SqlClient } from "@effect/sql"
 import { layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { HttpClientResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { matches, type TicketFacts } from "../../src/Automation/Conditions.ts"
-import type { Condition } from "../../src/Domain/Automation.ts"
+import type { Condition, CreateRuleInput } from "../../src/Domain/Automation.ts"
+import type { CreateTicketInput } from "../../src/Domain/Ticket.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
-import { receiver } from "../support/Receiver.ts"
+import { stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
 // --- conditions, as pure functions ---------------------------------------------------------
@@ -100,7 +102,7 @@ interface JobRow {
 
 /** The events sent for a ticket: one delivery each to the one endpoint a test registers. */
 const eventsSent = (ticketId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
     sql<{ event: string }>`SELECT event FROM webhook_deliveries WHERE ticket_id = ${ticketId} ORDER BY created_at`.pipe(
       Effect.map((rows) => rows.map((row) => row.event)),
       Effect.orDie
@@ -108,16 +110,19 @@ const eventsSent = (ticketId: string) =>
 
 const registerReceiver = (server: TestServerShape, projectId: string) =>
   Effect.gen(function*() {
-    const hook = yield* receiver()
-    const registered = yield* Effect.promise(() =>
-      server.request("POST", `/v1/admin/projects/${projectId}/webhooks`, { key: adminToken, body: { url: hook.url } })
-    )
+    const hook = yield* stubServer()
+    const admin = yield* server.api(adminToken)
+    const registered = yield* withStatus(admin.webhooks.register({
+      params: { pid: projectId },
+      payload: { url: `${hook.url}/hooks` },
+      responseMode: "decoded-and-response"
+    }))
     expect(registered.status).toBe(201)
     return hook
   })
 
 const jobsOf = (ticketId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
     sql<JobRow>`
       SELECT kind, status, payload->>'kind' AS event, last_error FROM jobs
       WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`.pipe(Effect.orDie))
@@ -135,38 +140,73 @@ const settled = (ticketId: string) =>
     }))
   )
 
+/** `fetch` for what the typed client cannot send: bodies the contract refuses. */
 const call = (server: TestServerShape, ...args: Parameters<TestServerShape["request"]>) =>
   Effect.promise(() => server.request(...args))
 
-const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
-  Effect.map(call(server, "GET", `/v1/admin/projects/${projectId}/tickets/${ticketId}`, { key: adminToken }), (r) => {
-    if (r.status !== 200) throw new Error(`admin read: ${r.status} ${r.text}`)
-    return r.body
-  })
+/** A typed call made with `responseMode: "decoded-and-response"`, as its answer and HTTP status. */
+const withStatus = <A, E, R>(call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>) =>
+  Effect.map(call, ([value, response]) => ({ value, status: response.status }))
 
-const createTicket = (server: TestServerShape, key: string, body: Record<string, unknown>) =>
-  Effect.map(call(server, "POST", "/v1/tickets", { key, body }), (r) => {
-    if (r.status !== 202) throw new Error(`ticket not created: ${r.status} ${r.text}`)
-    return r.body as { ticket_id: string; ticket_number: number }
-  })
+// the setup and reads of a test: a failure there is no outcome under test, so it dies
+const asAdmin = (server: TestServerShape) => server.api(adminToken)
+
+const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
+  Effect.flatMap(asAdmin(server), (admin) => admin.admin.getTicket({ params: { pid: projectId, id: ticketId } })).pipe(
+    Effect.orDie
+  )
+
+const createTicket = (server: TestServerShape, key: string, payload: CreateTicketInput) =>
+  Effect.flatMap(server.api(key), (api) => api.tickets.create({ payload, headers: {} })).pipe(Effect.orDie)
 
 const createAgent = (server: TestServerShape, projectId: string, email: string, name: string) =>
-  Effect.map(call(server, "POST", `/v1/admin/projects/${projectId}/agents`, { key: adminToken, body: { email, name } }), (r) => {
-    if (r.status !== 201) throw new Error(`agent not created: ${r.status} ${r.text}`)
-    return r.body as { agent_id: string; email: string; name: string }
-  })
+  Effect.flatMap(asAdmin(server), (admin) => admin.admin.createAgent({ params: { pid: projectId }, payload: { email, name } }))
+    .pipe(Effect.orDie)
 
-const createRule = (server: TestServerShape, projectId: string, rule: Record<string, unknown>) =>
-  Effect.map(call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken, body: rule }), (r) => {
-    if (r.status !== 201) throw new Error(`rule not created: ${r.status} ${r.text}`)
-    return r.body.rule_id as string
-  })
+const createRule = (server: TestServerShape, projectId: string, rule: CreateRuleInput) =>
+  Effect.flatMap(asAdmin(server), (admin) => admin.automation.create({ params: { pid: projectId }, payload: rule })).pipe(
+    Effect.map((created) => created.rule_id),
+    Effect.orDie
+  )
 
 const runsOf = (server: TestServerShape, projectId: string, ruleId: string) =>
-  Effect.map(call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules/${ruleId}/runs`, { key: adminToken }), (r) => {
-    if (r.status !== 200) throw new Error(`runs: ${r.status} ${r.text}`)
-    return r.body.runs as Array<any>
-  })
+  Effect.flatMap(asAdmin(server), (admin) => admin.automation.runs({ params: { pid: projectId, rule_id: ruleId } })).pipe(
+    Effect.map((list) => list.runs),
+    Effect.orDie
+  )
+
+/** A contact's message through the public API, with its status. */
+const contactMessage = (server: TestServerShape, key: string, ticketId: string, body: string, contactEmail: string) =>
+  Effect.flatMap(server.api(key), (api) =>
+    withStatus(api.tickets.addMessage({
+      params: { id: ticketId },
+      payload: { body, contact_email: contactEmail },
+      headers: {},
+      responseMode: "decoded-and-response"
+    })))
+
+/** An operator's message on a ticket, with its status. */
+const agentMessage = (server: TestServerShape, projectId: string, ticketId: string, body: string, internal?: boolean) =>
+  Effect.flatMap(asAdmin(server), (admin) =>
+    withStatus(admin.admin.addAgentMessage({
+      params: { pid: projectId, id: ticketId },
+      payload: internal === undefined ? { body } : { body, internal },
+      responseMode: "decoded-and-response"
+    })))
+
+/** An operator's change of a ticket, with its status. */
+const updateTicket = (
+  server: TestServerShape,
+  projectId: string,
+  ticketId: string,
+  payload: Parameters<Effect.Success<ReturnType<typeof asAdmin>>["admin"]["updateTicket"]>[0]["payload"]
+) =>
+  Effect.flatMap(asAdmin(server), (admin) =>
+    withStatus(admin.admin.updateTicket({
+      params: { pid: projectId, id: ticketId },
+      payload,
+      responseMode: "decoded-and-response"
+    })))
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -179,7 +219,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("rejects a bad rule with VALIDATION_ERROR and stores nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId } = yield* Effect.promise(() => createProject(server))
+        const { projectId } = yield* createProject(server)
         yield* createAgent(server, projectId, "ada@support.example", "Ada")
         const good = {
           name: "Billing to Ada",
@@ -238,20 +278,27 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
           expect(response.body.error.message, what).toMatch(message)
         }
         // the same rule with an agent of the project, in another spelling, is fine
-        const accepted = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, {
-          key: adminToken,
-          body: { ...good, actions: [{ type: "assign", value: "ADA@support.example" }] }
-        })
+        const admin = yield* asAdmin(server)
+        const accepted = yield* withStatus(admin.automation.create({
+          params: { pid: projectId },
+          payload: {
+            name: "Billing to Ada",
+            event: "ticket_created",
+            conditions: [{ field: "message_body", op: "contains", value: "invoice" }],
+            actions: [{ type: "assign", value: "ADA@support.example" }]
+          },
+          responseMode: "decoded-and-response"
+        }))
         expect(accepted.status).toBe(201)
-        expect(accepted.body.rule_id).toMatch(uuid)
-        const listed = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken })
-        expect(listed.body.rules).toHaveLength(1)
+        expect(accepted.value.rule_id).toMatch(uuid)
+        const listed = yield* admin.automation.list({ params: { pid: projectId } })
+        expect(listed.rules).toHaveLength(1)
       }))
 
     it.effect("names the field of an unknown event as `event`", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId } = yield* Effect.promise(() => createProject(server))
+        const { projectId } = yield* createProject(server)
         const response = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, {
           key: adminToken,
           body: { name: "x", event: "ticket_deleted", conditions: [], actions: [{ type: "add_tag", value: "x" }] }
@@ -266,31 +313,36 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("404 for an unknown project, 401 for a project key, 404 for an unknown rule", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
-        const other = yield* Effect.promise(() => createProject(server, "Other"))
-        const rule = { name: "Tag all", event: "ticket_created", conditions: [], actions: [{ type: "add_tag", value: "seen" }] }
-        const unknown = crypto.randomUUID()
-        for (const pid of [unknown, "not-a-uuid"]) {
-          const created = yield* call(server, "POST", `/v1/admin/projects/${pid}/automation-rules`, { key: adminToken, body: rule })
-          expect(created.status).toBe(404)
-          expect(created.body.error.code).toBe("NOT_FOUND")
-          const listed = yield* call(server, "GET", `/v1/admin/projects/${pid}/automation-rules`, { key: adminToken })
-          expect(listed.status).toBe(404)
-          expect(listed.body.error.code).toBe("NOT_FOUND")
+        const { projectId, key } = yield* createProject(server)
+        const other = yield* createProject(server, "Other")
+        const rule: CreateRuleInput = {
+          name: "Tag all",
+          event: "ticket_created",
+          conditions: [],
+          actions: [{ type: "add_tag", value: "seen" }]
         }
-        const asProject = yield* call(server, "POST", `/v1/admin/projects/${projectId}/automation-rules`, { key, body: rule })
-        expect(asProject.status).toBe(401)
-        expect(asProject.body.error.code).toBe("UNAUTHORIZED")
-        const listAsProject = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key })
-        expect(listAsProject.status).toBe(401)
-        const anonymous = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`)
-        expect(anonymous.status).toBe(401)
+        const unknown = crypto.randomUUID()
+        // the typed client gives each error envelope back as its class: NotFound is a 404 with code NOT_FOUND
+        const admin = yield* asAdmin(server)
+        for (const pid of [unknown, "not-a-uuid"]) {
+          const created = yield* Effect.flip(admin.automation.create({ params: { pid }, payload: rule }))
+          expect(created._tag, pid).toBe("NotFound")
+          const listed = yield* Effect.flip(admin.automation.list({ params: { pid } }))
+          expect(listed._tag, pid).toBe("NotFound")
+        }
+        const asProject = yield* server.api(key)
+        const createdAsProject = yield* Effect.flip(asProject.automation.create({ params: { pid: projectId }, payload: rule }))
+        expect(createdAsProject._tag).toBe("Unauthorized")
+        const listAsProject = yield* Effect.flip(asProject.automation.list({ params: { pid: projectId } }))
+        expect(listAsProject._tag).toBe("Unauthorized")
+        const anonymous = yield* Effect.flatMap(server.api(), (api) =>
+          Effect.flip(api.automation.list({ params: { pid: projectId } })))
+        expect(anonymous._tag).toBe("Unauthorized")
 
         const ruleId = yield* createRule(server, projectId, rule)
         for (const [pid, rid] of [[projectId, unknown], [projectId, "nope"], [other.projectId, ruleId]] as const) {
-          const runs = yield* call(server, "GET", `/v1/admin/projects/${pid}/automation-rules/${rid}/runs`, { key: adminToken })
-          expect(runs.status, `${pid}/${rid}`).toBe(404)
-          expect(runs.body.error.code).toBe("NOT_FOUND")
+          const runs = yield* Effect.flip(admin.automation.runs({ params: { pid, rule_id: rid } }))
+          expect(runs._tag, `${pid}/${rid}`).toBe("NotFound")
         }
         const mine = yield* runsOf(server, projectId, ruleId)
         expect(mine).toEqual([])
@@ -299,10 +351,10 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("lists a project's rules in creation order, as stored", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId } = yield* Effect.promise(() => createProject(server))
-        const other = yield* Effect.promise(() => createProject(server, "Other"))
+        const { projectId } = yield* createProject(server)
+        const other = yield* createProject(server, "Other")
         yield* createAgent(server, projectId, "ada@support.example", "Ada")
-        const bodies = [
+        const bodies: ReadonlyArray<CreateRuleInput> = [
           {
             name: "Zeta: billing to Ada",
             event: "ticket_created",
@@ -319,12 +371,15 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         ]
         const ids: Array<string> = []
         for (const body of bodies) ids.push(yield* createRule(server, projectId, body))
-        yield* createRule(server, other.projectId, { ...bodies[2], name: "Other project's" })
+        yield* createRule(server, other.projectId, { ...bodies[2]!, name: "Other project's" })
 
-        const listed = yield* call(server, "GET", `/v1/admin/projects/${projectId}/automation-rules`, { key: adminToken })
+        const listed = yield* withStatus(
+          Effect.flatMap(asAdmin(server), (admin) =>
+            admin.automation.list({ params: { pid: projectId }, responseMode: "decoded-and-response" }))
+        )
         expect(listed.status).toBe(200)
-        expect(listed.body.rules.map((rule: any) => rule.rule_id)).toEqual(ids)
-        expect(listed.body.rules[0]).toEqual({
+        expect(listed.value.rules.map((rule) => rule.rule_id)).toEqual(ids)
+        expect(listed.value.rules[0]).toEqual({
           rule_id: ids[0],
           name: "Zeta: billing to Ada",
           event: "ticket_created",
@@ -332,14 +387,14 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
           actions: [{ type: "assign", value: "ada@support.example" }],
           created_at: expect.stringMatching(isoMillis)
         })
-        expect(listed.body.rules[1]).toMatchObject({ name: "Alpha: urgent replies", actions: bodies[1]!.actions })
-        expect(listed.body.rules[2]).toMatchObject({ name: "Middle: no conditions", event: "ticket_resolved", conditions: [] })
+        expect(listed.value.rules[1]).toMatchObject({ name: "Alpha: urgent replies", actions: bodies[1]!.actions })
+        expect(listed.value.rules[2]).toMatchObject({ name: "Middle: no conditions", event: "ticket_resolved", conditions: [] })
       }))
 
-    it.scoped("a ticket_created rule assigns, tags and moves a matching ticket, and records the run", () =>
+    it.effect("a ticket_created rule assigns, tags and moves a matching ticket, and records the run", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         yield* registerReceiver(server, projectId)
         const agent = yield* createAgent(server, projectId, "billing@support.example", "Bill Ing")
         const ruleId = yield* createRule(server, projectId, {
@@ -370,8 +425,9 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         expect(ticket.assignee).toEqual({ id: agent.agent_id, email: "billing@support.example", name: "Bill Ing" })
         expect(ticket.tags).toEqual(["Billing-Auto"])
         expect(ticket.status).toBe("in_progress")
-        const publicRead = yield* call(server, "GET", `/v1/tickets/${hit.ticket_id}`, { key })
-        expect(publicRead.body.status).toBe("in_progress")
+        const publicRead = yield* Effect.flatMap(server.api(key), (api) =>
+          api.tickets.get({ params: { id: hit.ticket_id }, query: {} }))
+        expect(publicRead.status).toBe("in_progress")
 
         const runs = yield* runsOf(server, projectId, ruleId)
         expect(runs).toHaveLength(2)
@@ -406,7 +462,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("a ticket_replied rule reads the new message", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         const ruleId = yield* createRule(server, projectId, {
           name: "Urgent replies",
           event: "ticket_replied",
@@ -423,20 +479,20 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         yield* settled(created.ticket_id)
         expect(yield* runsOf(server, projectId, ruleId)).toEqual([])
 
-        const calm = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
-          key,
-          body: { body: "No hurry, whenever you can.", contact_email: "sam@example.com" }
-        })
+        const calm = yield* contactMessage(server, key, created.ticket_id, "No hurry, whenever you can.", "sam@example.com")
         expect(calm.status).toBe(201)
         yield* settled(created.ticket_id)
         const afterCalm = yield* adminRead(server, projectId, created.ticket_id)
         expect(afterCalm.priority).toBe("p4_low")
         expect(afterCalm.tags).toEqual([])
 
-        const pressing = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
+        const pressing = yield* contactMessage(
+          server,
           key,
-          body: { body: "Now it is URGENT, our demo is tomorrow.", contact_email: "sam@example.com" }
-        })
+          created.ticket_id,
+          "Now it is URGENT, our demo is tomorrow.",
+          "sam@example.com"
+        )
         expect(pressing.status).toBe(201)
         yield* settled(created.ticket_id)
         const ticket = yield* adminRead(server, projectId, created.ticket_id)
@@ -454,7 +510,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("each event kind runs its own rules; an internal note fires none", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         yield* createAgent(server, projectId, "ada@support.example", "Ada")
         const onAssigned = yield* createRule(server, projectId, {
           name: "assigned",
@@ -494,26 +550,25 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
           sender_email: "eve@example.com",
           priority: "p2_high"
         })
-        const ticketPath = `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`
         yield* settled(created.ticket_id)
         expect(yield* counts).toEqual({ assigned: 0, replied: 0, resolved: 0, status: 0 })
 
-        expect((yield* call(server, "PATCH", ticketPath, { key: adminToken, body: { assignee_email: "ada@support.example" } })).status)
+        expect((yield* updateTicket(server, projectId, created.ticket_id, { assignee_email: "ada@support.example" })).status)
           .toBe(200)
         yield* settled(created.ticket_id)
         expect(yield* counts).toEqual({ assigned: 1, replied: 0, resolved: 0, status: 0 })
 
-        const note = yield* call(server, "POST", `${ticketPath}/messages`, { key: adminToken, body: { body: "psst", internal: true } })
+        const note = yield* agentMessage(server, projectId, created.ticket_id, "psst", true)
         expect(note.status).toBe(201)
         yield* settled(created.ticket_id)
         expect(yield* counts).toEqual({ assigned: 1, replied: 0, resolved: 0, status: 0 })
 
-        const answer = yield* call(server, "POST", `${ticketPath}/messages`, { key: adminToken, body: { body: "Fixed now" } })
+        const answer = yield* agentMessage(server, projectId, created.ticket_id, "Fixed now")
         expect(answer.status).toBe(201)
         yield* settled(created.ticket_id)
         expect(yield* counts).toEqual({ assigned: 1, replied: 1, resolved: 0, status: 0 })
 
-        expect((yield* call(server, "PATCH", ticketPath, { key: adminToken, body: { status: "resolved" } })).status).toBe(200)
+        expect((yield* updateTicket(server, projectId, created.ticket_id, { status: "resolved" })).status).toBe(200)
         yield* settled(created.ticket_id)
         expect(yield* counts).toEqual({ assigned: 1, replied: 1, resolved: 1, status: 1 })
         const resolved = yield* adminRead(server, projectId, created.ticket_id)
@@ -521,10 +576,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         expect(resolved.tags).toEqual(["assigned", "replied", "resolved-once"])
 
         // a contact's reply reopens the ticket: a status change to open (no match) and a reply
-        const reopen = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
-          key,
-          body: { body: "It broke again", contact_email: "eve@example.com" }
-        })
+        const reopen = yield* contactMessage(server, key, created.ticket_id, "It broke again", "eve@example.com")
         expect(reopen.status).toBe(201)
         yield* settled(created.ticket_id)
         const all = yield* runs
@@ -540,7 +592,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("a ticket a rule assigned notifies its agent of the contact's next reply", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         const agent = yield* createAgent(server, projectId, "vip@support.example", "Vic")
         yield* createRule(server, projectId, {
           name: "VIPs to Vic",
@@ -557,17 +609,14 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         yield* settled(created.ticket_id)
         const assigned = yield* adminRead(server, projectId, created.ticket_id)
         expect(assigned.assignee?.id).toBe(agent.agent_id)
-        const reply = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
-          key,
-          body: { body: "Any update?", contact_email: "cfo@bigcorp.example" }
-        })
+        const reply = yield* contactMessage(server, key, created.ticket_id, "Any update?", "cfo@bigcorp.example")
         expect(reply.status).toBe(201)
         yield* settled(created.ticket_id)
         const ticket = yield* adminRead(server, projectId, created.ticket_id)
         expect(ticket.notifications).toMatchObject([{
           agent: { id: agent.agent_id, email: "vip@support.example" },
           reason: "ticket_replied",
-          message_id: reply.body.message_id,
+          message_id: reply.value.message_id,
           email_status: "not_configured"
         }])
       }))
@@ -575,7 +624,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("rules of one event run in creation order, each seeing what the ones before it changed", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         const early = yield* createRule(server, projectId, {
           name: "Made before the status changes",
           event: "ticket_created",
@@ -629,10 +678,10 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         })
       }))
 
-    it.scoped("a rule's own change never triggers rules again: no loops", () =>
+    it.effect("a rule's own change never triggers rules again: no loops", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         yield* registerReceiver(server, projectId)
         const bounce = yield* createRule(server, projectId, {
           name: "Back to waiting",
@@ -649,10 +698,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         const created = yield* createTicket(server, key, { subject: "Loop", body: "Round and round" })
         yield* settled(created.ticket_id)
 
-        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { status: "in_progress" }
-        })
+        const patched = yield* updateTicket(server, projectId, created.ticket_id, { status: "in_progress" })
         expect(patched.status).toBe(200)
         const jobs = yield* settled(created.ticket_id)
         const ticket = yield* adminRead(server, projectId, created.ticket_id)
@@ -681,7 +727,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
     it.effect("a ticket_status_changed rule that sets the status back runs once for the change", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { projectId, key } = yield* Effect.promise(() => createProject(server))
+        const { projectId, key } = yield* createProject(server)
         const ruleId = yield* createRule(server, projectId, {
           name: "Agents may not start work",
           event: "ticket_status_changed",
@@ -690,10 +736,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         })
         const created = yield* createTicket(server, key, { subject: "Status", body: "Will it settle?" })
         yield* settled(created.ticket_id)
-        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { status: "in_progress" }
-        })
+        const patched = yield* updateTicket(server, projectId, created.ticket_id, { status: "in_progress" })
         expect(patched.status).toBe(200)
         yield* settled(created.ticket_id)
         const ticket = yield* adminRead(server, projectId, created.ticket_id)

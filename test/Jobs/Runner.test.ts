@@ -2,23 +2,26 @@
  * The job runner over the real database: the webhook schedule walked with TestClock, several
  * runners sharing one queue, a dead instance's lease, and handing jobs back at shutdown.
  */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, Layer, TestClock } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
+import type { JobHandler, NewJob } from "../../src/Domain/Jobs.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
-import { ServicesLive } from "../../src/Http/Server.ts"
-import { enqueue, type NewJob } from "../../src/Jobs/Outbox.ts"
+import { enqueue } from "../../src/Jobs/Outbox.ts"
 import { pipelineLayer } from "../../src/Jobs/Pipeline.ts"
 import { JobsRepo } from "../../src/Jobs/Repo.ts"
-import { type JobHandler, JobHandlers, RunnerLive } from "../../src/Jobs/Runner.ts"
+import { JobHandlers, RunnerLive } from "../../src/Jobs/Runner.ts"
 import { Notifier } from "../../src/Notifier/Notifier.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
+import { ServicesLive } from "../../src/Services.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { Webhooks } from "../../src/Webhooks/Webhooks.ts"
 import { databaseKinds, freshDatabase, testSettings } from "../support/Databases.ts"
-import { eventually, receiver } from "../support/Receiver.ts"
+import { eventually } from "../support/Eventually.ts"
+import { stubServer } from "../support/StubServer.ts"
 import { triageMock } from "../support/TriageMock.ts"
 
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
@@ -33,13 +36,20 @@ const database = (kind: (typeof databaseKinds)[number], overrides: Record<string
 const edge = Layer.mergeAll(
   triageMock().layer,
   ErrorTracker.none,
-  Layer.succeed(Notifier, { notify: () => Effect.void })
+  Layer.succeed(Notifier, Notifier.of({ notify: () => Effect.void }))
 )
 
+/** Done once `count` says so; the count is what a failure reports. */
+const atLeast = (count: () => number, n: number) => Effect.sync(() => ({ done: count() >= n, value: count() }))
+
+/** Done once there is a first row and `done` holds for it; that row is what a failure reports. */
+const firstRow = <Row, E, R>(rows: Effect.Effect<ReadonlyArray<Row>, E, R>, done: (row: Row) => boolean) =>
+  Effect.map(rows, (list) => ({ done: list[0] !== undefined && done(list[0]), value: list[0]! }))
+
 describe.each(databaseKinds)("the job runner on %s", (kind) => {
-  it.scoped("walks the 1m / 5m / 30m webhook schedule on the Clock, then gives up", () =>
+  it.effect("walks the 1m / 5m / 30m webhook schedule on the Clock, then gives up", () =>
     Effect.gen(function*() {
-      const hook = yield* receiver(() => ({ status: 503 }))
+      const hook = yield* stubServer(() => ({ status: 503 }))
       // no poll in between: the runner must wake for each retry by itself, exactly when it is due
       const db = yield* database(kind, { JOB_POLL_INTERVAL: "24h", JOB_LEASE: "1h" })
       // built inside the test, so every fiber of the runner sleeps on this test's TestClock
@@ -50,16 +60,16 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       const webhooks = Context.get(context, Webhooks)
       const tickets = Context.get(context, Tickets)
       const project = yield* projects.create("Schedule")
-      const webhook = yield* webhooks.register(project.project_id, { url: hook.url })
+      const webhook = yield* webhooks.register(project.project_id, { url: `${hook.url}/hooks` })
       yield* tickets.create(project.project_id, { subject: "Clockwork", body: "Retries on the TestClock" })
-      const log = () => webhooks.deliveries(project.project_id, webhook.webhook_id).pipe(Effect.map((l) => l.deliveries[0]!))
+      const log = webhooks.deliveries(project.project_id, webhook.webhook_id).pipe(Effect.map((l) => l.deliveries))
+      const received = () => hook.requests.length
 
-      const expectNext = (attempt: number, delay: Duration.DurationInput) =>
+      const expectNext = (attempt: number, delay: Duration.Input) =>
         Effect.gen(function*() {
-          yield* eventually(`attempt ${attempt}`, () => (hook.received.length >= attempt ? true : undefined))
-          const entry = yield* eventually(`attempt ${attempt} logged`, () =>
-            Effect.runPromise(Effect.provide(log(), context)).then((e) => (e.attempts === attempt ? e : undefined)))
-          expect(hook.received).toHaveLength(attempt)
+          yield* eventually(`attempt ${attempt}`, atLeast(received, attempt))
+          const entry = yield* eventually(`attempt ${attempt} logged`, firstRow(log, (e) => e.attempts === attempt))
+          expect(hook.requests).toHaveLength(attempt)
           const now = yield* Clock.currentTimeMillis
           const wait = new Date(entry.next_attempt_at!).getTime() - now
           const millis = Duration.toMillis(delay)
@@ -68,7 +78,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
           expect(wait).toBeLessThanOrEqual(millis * 1.1)
           yield* TestClock.adjust(Duration.millis(wait - 1_000))
           yield* pause(300)
-          expect(hook.received, "no attempt a second before it is due").toHaveLength(attempt)
+          expect(hook.requests, "no attempt a second before it is due").toHaveLength(attempt)
           // the last step is short, so the attempt starts at its final time: a long jump past it
           // would also expire the attempt's own 10 s time box while its request is in flight
           yield* TestClock.adjust("1 second")
@@ -76,37 +86,36 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       yield* expectNext(1, "1 minute")
       yield* expectNext(2, "5 minutes")
       yield* expectNext(3, "30 minutes")
-      yield* eventually("attempt 4", () => (hook.received.length >= 4 ? true : undefined))
-      const last = yield* eventually("the delivery to fail", () =>
-        Effect.runPromise(Effect.provide(log(), context)).then((e) => (e.status === "failed" ? e : undefined)))
+      yield* eventually("attempt 4", atLeast(received, 4))
+      const last = yield* eventually("the delivery to fail", firstRow(log, (e) => e.status === "failed"))
       expect(last).toMatchObject({ attempts: 4, status: "failed", next_attempt_at: null, last_status_code: 503 })
       yield* TestClock.adjust("2 hours")
       yield* pause(300)
-      expect(hook.received).toHaveLength(4)
-      expect(new Set(hook.received.map((r) => r.headers["x-service-delivery"])).size).toBe(1)
+      expect(hook.requests).toHaveLength(4)
+      expect(new Set(hook.requests.map((r) => r.headers["x-service-delivery"])).size).toBe(1)
     }), { timeout: 60_000 })
 
-  it.scopedLive("runs each job once with three runners on one queue, at most JOB_CONCURRENCY at a time each", () =>
+  it.live("runs each job once with three runners on one queue, at most JOB_CONCURRENCY at a time each", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_CONCURRENCY: "triage=3", JOB_POLL_INTERVAL: "200ms" })
       const shared = yield* Layer.build(db)
       const runs: Array<string> = []
       let inFlight = 0
       let mostInFlight = 0
-      const handlers: Context.Tag.Service<JobHandlers> = {
+      const handlers: Context.Service.Shape<typeof JobHandlers> = {
         triage: (job) =>
           Effect.sync(() => {
             inFlight++
             mostInFlight = Math.max(mostInFlight, inFlight)
           }).pipe(
-            Effect.zipRight(Effect.sleep("20 millis")),
-            Effect.zipRight(Effect.sync(() => void runs.push(job.id))),
+            Effect.andThen(Effect.sleep("20 millis")),
+            Effect.andThen(Effect.sync(() => void runs.push(job.id))),
             Effect.ensuring(Effect.sync(() => void inFlight--))
           )
       }
       const runner = RunnerLive.pipe(
         Layer.provide(Layer.succeed(JobHandlers, handlers)),
-        Layer.provide(JobsRepo.Default),
+        Layer.provide(JobsRepo.layer),
         Layer.provide(Layer.succeedContext(shared))
       )
       for (let i = 0; i < 3; i++) yield* Layer.build(runner)
@@ -121,11 +130,12 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       }))
       yield* enqueue(sql, jobs.slice(0, 30))
       yield* enqueue(sql, jobs.slice(30))
-      yield* eventually("every job to run", () => (runs.length >= 60 ? true : undefined))
+      yield* eventually("every job to run", atLeast(() => runs.length, 60))
       const rows = yield* sql<{ id: string; status: string; attempts: number }>`SELECT id, status, attempts FROM jobs`
-      yield* eventually("every job to be done", () =>
-        Effect.runPromise(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`).then((r) =>
-          r[0]!.n === 0 ? true : undefined))
+      yield* eventually(
+        "every job to be done",
+        firstRow(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`, (r) => r.n === 0)
+      )
       // JOB_CONCURRENCY=triage=3 on each of the three runners
       expect(mostInFlight).toBeLessThanOrEqual(9)
       expect(mostInFlight, "jobs ran side by side").toBeGreaterThan(1)
@@ -134,7 +144,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true)
     }), { timeout: 60_000 })
 
-  it.scopedLive("takes over the job of an instance that died, once its lease ran out", () =>
+  it.live("takes over the job of an instance that died, once its lease ran out", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_POLL_INTERVAL: "200ms" })
       const shared = yield* Layer.build(db)
@@ -148,33 +158,32 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       const handler: JobHandler = (job) => Effect.sync(() => void ran.push(job.attempts))
       yield* Layer.build(RunnerLive.pipe(
         Layer.provide(Layer.succeed(JobHandlers, { triage: handler })),
-        Layer.provide(JobsRepo.Default),
+        Layer.provide(JobsRepo.layer),
         Layer.provide(Layer.succeedContext(shared))
       ))
       yield* pause(400)
       expect(ran, "not while the dead instance's lease holds").toEqual([])
-      yield* eventually("the takeover", () => (ran.length > 0 ? true : undefined))
+      yield* eventually("the takeover", atLeast(() => ran.length, 1))
       expect(ran).toEqual([2])
-      yield* eventually("the job to be done", () =>
-        Effect.runPromise(sql<{ status: string }>`SELECT status FROM jobs`).then((r) => r[0]!.status === "done" ? true : undefined))
+      yield* eventually("the job to be done", firstRow(sql<{ status: string }>`SELECT status FROM jobs`, (r) => r.status === "done"))
     }), { timeout: 30_000 })
 
-  it.scopedLive("hands unfinished jobs back when it stops, without counting the attempt", () =>
+  it.live("hands unfinished jobs back when it stops, without counting the attempt", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_SHUTDOWN_GRACE: "200ms" })
       const shared = yield* Layer.build(db)
       const sql = Context.get(shared, SqlClient.SqlClient)
       const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('stop') RETURNING id`
       const started: Array<string> = []
-      const stuck: JobHandler = (job) => Effect.zipRight(Effect.sync(() => void started.push(job.id)), Effect.never)
+      const stuck: JobHandler = (job) => Effect.andThen(Effect.sync(() => void started.push(job.id)), Effect.never)
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Layer.build(RunnerLive.pipe(
           Layer.provide(Layer.succeed(JobHandlers, { triage: stuck })),
-          Layer.provide(JobsRepo.Default),
+          Layer.provide(JobsRepo.layer),
           Layer.provide(Layer.succeedContext(shared))
         ))
         yield* enqueue(sql, [{ kind: "triage", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
-        yield* eventually("the job to start", () => (started.length > 0 ? true : undefined))
+        yield* eventually("the job to start", atLeast(() => started.length, 1))
       }))
       const [row] = yield* sql<{ status: string; attempts: number; locked_by: string | null }>`
         SELECT status, attempts, locked_by FROM jobs`

@@ -1,27 +1,62 @@
-import { SqlClient } from "@effect/sql"
-import { layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-import { describe, expect } from "vitest"
+import type { HttpClientResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
+import type { AdminTicket, CreateTicketInput, UpdateTicketInput } from "../../src/Domain/Ticket.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { Notifier } from "../../src/Notifier/Notifier.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
+import { type StubAnswerer, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
-const call = (server: TestServerShape, ...args: Parameters<TestServerShape["request"]>) =>
-  Effect.promise(() => server.request(...args))
+/** A typed call made with `responseMode: "decoded-and-response"`, as its answer and HTTP status. */
+const withStatus = <A, E, R>(call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>) =>
+  Effect.map(call, ([value, response]) => ({ value, status: response.status }))
 
+// the setup and reads of a test: a failure there is no outcome under test, so it dies
 const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
-  Effect.map(
-    call(server, "GET", `/v1/admin/projects/${projectId}/tickets/${ticketId}`, { key: adminToken }),
-    (response) => {
-      if (response.status !== 200) throw new Error(`admin read: ${response.status} ${response.text}`)
-      return response.body
-    }
+  Effect.flatMap(server.api(adminToken), (admin) => admin.admin.getTicket({ params: { pid: projectId, id: ticketId } })).pipe(
+    Effect.orDie
   )
+
+/** The public read, and the JSON as sent: what it must not show, decoding would drop unseen. */
+const publicRead = (server: TestServerShape, key: string, ticketId: string) =>
+  Effect.flatMap(server.api(key), (api) =>
+    api.tickets.get({ params: { id: ticketId }, query: {}, responseMode: "decoded-and-response" })).pipe(
+      Effect.flatMap(([ticket, response]) =>
+        Effect.map(response.json, (wire: any) => ({ ticket, status: response.status, wire }))),
+      Effect.orDie
+    )
+
+/** An agent of the project, through the operator API, with its status. */
+const createAgent = (server: TestServerShape, projectId: string, email: string, name: string) =>
+  Effect.flatMap(server.api(adminToken), (admin) =>
+    withStatus(admin.admin.createAgent({
+      params: { pid: projectId },
+      payload: { email, name },
+      responseMode: "decoded-and-response"
+    })))
+
+/** A contact's message through the public API, with its status. */
+const contactMessage = (server: TestServerShape, key: string, ticketId: string, body: string, contactEmail: string) =>
+  Effect.flatMap(server.api(key), (api) =>
+    withStatus(api.tickets.addMessage({
+      params: { id: ticketId },
+      payload: { body, contact_email: contactEmail },
+      headers: {},
+      responseMode: "decoded-and-response"
+    })))
+
+/** An operator's change of a ticket, with its status. */
+const updateTicket = (server: TestServerShape, projectId: string, ticketId: string, payload: UpdateTicketInput) =>
+  Effect.flatMap(server.api(adminToken), (admin) =>
+    withStatus(admin.admin.updateTicket({
+      params: { pid: projectId, id: ticketId },
+      payload,
+      responseMode: "decoded-and-response"
+    })))
 
 /** The admin read once triage has finished (status `done`). */
 const triaged = (server: TestServerShape, projectId: string, ticketId: string) =>
@@ -34,7 +69,7 @@ const triaged = (server: TestServerShape, projectId: string, ticketId: string) =
 const settled = (ticketId: string) =>
   eventually(
     `the jobs of ticket ${ticketId} to finish`,
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
       sql<{ kind: string; status: string; attempts: number; last_error: string | null }>`
         SELECT kind, status, attempts, last_error FROM jobs WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`
         .pipe(
@@ -43,14 +78,10 @@ const settled = (ticketId: string) =>
         ))
   )
 
-const createTicket = (server: TestServerShape, key: string, body: Record<string, unknown>) =>
-  Effect.map(call(server, "POST", "/v1/tickets", { key, body }), (response) => {
-    if (response.status !== 202) throw new Error(`ticket not created: ${response.status} ${response.text}`)
-    return response.body as { ticket_id: string; ticket_number: number }
-  })
+const createTicket = (server: TestServerShape, key: string, payload: CreateTicketInput) =>
+  Effect.flatMap(server.api(key), (api) => api.tickets.create({ payload, headers: {} })).pipe(Effect.orDie)
 
-const systemNotes = (ticket: any): Array<any> =>
-  ticket.messages.filter((message: any) => message.author_type === "system")
+const systemNotes = (ticket: AdminTicket) => ticket.messages.filter((message) => message.author_type === "system")
 
 const inUnit = (n: unknown) => typeof n === "number" && n >= 0 && n <= 1
 
@@ -79,7 +110,7 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("triage fills category, priority and sentiment with the local model, source ai", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const created = yield* createTicket(server, key, {
           subject: "The site is down for everyone",
           body: "Since this morning every page gives error 500 and none of our users can log in. This is terrible."
@@ -89,32 +120,33 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
         for (const field of ["category", "priority", "sentiment"] as const) {
           const judged = ticket.triage[field]
           expect(judged, field).not.toBeNull()
-          expect(judged.source, field).toBe("ai")
-          expect(inUnit(judged.confidence), `${field}.confidence ${judged.confidence}`).toBe(true)
+          expect(judged!.source, field).toBe("ai")
+          expect(inUnit(judged!.confidence), `${field}.confidence ${judged!.confidence}`).toBe(true)
         }
-        expect(["billing", "bug", "account", "feature_request", "question", "other"]).toContain(ticket.triage.category.value)
-        expect(["p1_critical", "p2_high", "p3_medium", "p4_low"]).toContain(ticket.triage.priority.value)
-        expect(["negative", "neutral", "positive"]).toContain(ticket.triage.sentiment.value)
+        const { category, priority, sentiment } = ticket.triage
+        expect(["billing", "bug", "account", "feature_request", "question", "other"]).toContain(category!.value)
+        expect(["p1_critical", "p2_high", "p3_medium", "p4_low"]).toContain(priority!.value)
+        expect(["negative", "neutral", "positive"]).toContain(sentiment!.value)
         // the plain fields and the triage object tell the same story
-        expect(ticket.category).toBe(ticket.triage.category.value)
-        expect(ticket.priority).toBe(ticket.triage.priority.value)
-        expect(ticket.sentiment).toBe(ticket.triage.sentiment.value)
+        expect(ticket.category).toBe(category!.value)
+        expect(ticket.priority).toBe(priority!.value)
+        expect(ticket.sentiment).toBe(sentiment!.value)
         expect(typeof ticket.sentiment_score).toBe("number")
         expect(ticket.sentiment_score).toBeGreaterThanOrEqual(-1)
         expect(ticket.sentiment_score).toBeLessThanOrEqual(1)
 
-        const publicRead = yield* call(server, "GET", `/v1/tickets/${created.ticket_id}`, { key })
-        expect(publicRead.status).toBe(200)
-        expect(publicRead.body.category).toBe(ticket.category)
-        expect(publicRead.body.priority).toBe(ticket.priority)
-        expect(publicRead.body).not.toHaveProperty("sentiment")
-        expect(publicRead.body).not.toHaveProperty("sentiment_score")
+        const read = yield* publicRead(server, key, created.ticket_id)
+        expect(read.status).toBe(200)
+        expect(read.ticket.category).toBe(ticket.category)
+        expect(read.ticket.priority).toBe(ticket.priority)
+        expect(read.wire).not.toHaveProperty("sentiment")
+        expect(read.wire).not.toHaveProperty("sentiment_score")
       }))
 
     it.effect("triage keeps a submitted priority: p4_low stays, with source human", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         // words that push the model towards p1, so an overwrite would show
         const created = yield* createTicket(server, key, {
           subject: "Production outage, everything is down",
@@ -124,34 +156,31 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
         const ticket = yield* triaged(server, projectId, created.ticket_id)
         expect(ticket.priority).toBe("p4_low")
         expect(ticket.triage.priority).toEqual({ value: "p4_low", confidence: 1, source: "human" })
-        expect(ticket.triage.category.source).toBe("ai")
-        expect(ticket.triage.sentiment.source).toBe("ai")
-        const publicRead = yield* call(server, "GET", `/v1/tickets/${created.ticket_id}`, { key })
-        expect(publicRead.body.priority).toBe("p4_low")
+        expect(ticket.triage.category?.source).toBe("ai")
+        expect(ticket.triage.sentiment?.source).toBe("ai")
+        const read = yield* publicRead(server, key, created.ticket_id)
+        expect(read.ticket.priority).toBe("p4_low")
       }))
 
     it.effect("an operator's category set right after creation survives triage", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const created = yield* createTicket(server, key, {
           subject: "Please refund my last invoice",
           body: "I was billed for a plan I cancelled, I want my money back for the credit card charge."
         })
-        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { category: "feature_request" }
-        })
+        const patched = yield* updateTicket(server, projectId, created.ticket_id, { category: "feature_request" })
         expect(patched.status).toBe(200)
-        expect(patched.body.category).toBe("feature_request")
-        expect(patched.body.triage.category).toEqual({ value: "feature_request", confidence: 1, source: "human" })
+        expect(patched.value.category).toBe("feature_request")
+        expect(patched.value.triage.category).toEqual({ value: "feature_request", confidence: 1, source: "human" })
 
         const ticket = yield* triaged(server, projectId, created.ticket_id)
         expect(ticket.category).toBe("feature_request")
         expect(ticket.triage.category).toEqual({ value: "feature_request", confidence: 1, source: "human" })
         // the rest is still the model's
-        expect(ticket.triage.priority.source).toBe("ai")
-        expect(ticket.triage.sentiment.source).toBe("ai")
+        expect(ticket.triage.priority?.source).toBe("ai")
+        expect(ticket.triage.sentiment?.source).toBe("ai")
         yield* settled(created.ticket_id)
         const later = yield* adminRead(server, projectId, created.ticket_id)
         expect(later.triage.category).toEqual({ value: "feature_request", confidence: 1, source: "human" })
@@ -160,19 +189,16 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("an operator's change after triage replaces the model's value and is marked human", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const created = yield* createTicket(server, key, {
           subject: "How do I invite a colleague?",
           body: "Where in the settings can I add a team member to our workspace?"
         })
         const before = yield* triaged(server, projectId, created.ticket_id)
         const other = before.category === "bug" ? "other" : "bug"
-        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { category: other, priority: "p2_high" }
-        })
+        const patched = yield* updateTicket(server, projectId, created.ticket_id, { category: other, priority: "p2_high" })
         expect(patched.status).toBe(200)
-        expect(patched.body.triage).toMatchObject({
+        expect(patched.value.triage).toMatchObject({
           status: "done",
           model: "local-nb-1",
           category: { value: other, confidence: 1, source: "human" },
@@ -183,14 +209,14 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
         const after = yield* adminRead(server, projectId, created.ticket_id)
         expect(after.category).toBe(other)
         expect(after.priority).toBe("p2_high")
-        const publicRead = yield* call(server, "GET", `/v1/tickets/${created.ticket_id}`, { key })
-        expect(publicRead.body).toMatchObject({ category: other, priority: "p2_high" })
+        const read = yield* publicRead(server, key, created.ticket_id)
+        expect(read.ticket).toMatchObject({ category: other, priority: "p2_high" })
       }))
 
     it.effect("marks a near-duplicate from the same sender with duplicate_of and an internal system note", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const first = yield* createTicket(server, key, refund)
         // the second is compared with tickets that exist when its check runs: let the first settle
         yield* settled(first.ticket_id)
@@ -204,12 +230,12 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
         expect(marked.duplicate_of).toBe(first.ticket_id)
         const notes = systemNotes(marked)
         expect(notes).toHaveLength(1)
-        expect(notes[0].internal).toBe(true)
-        expect(notes[0].body).toContain(`#${first.ticket_number}`)
-        expect(notes[0].body).toMatch(/^Possible duplicate of ticket #\d+/)
+        expect(notes[0]!.internal).toBe(true)
+        expect(notes[0]!.body).toContain(`#${first.ticket_number}`)
+        expect(notes[0]!.body).toMatch(/^Possible duplicate of ticket #\d+/)
         // internal: the submitter never sees it
-        const publicSecond = yield* call(server, "GET", `/v1/tickets/${second.ticket_id}`, { key })
-        expect(publicSecond.body.messages).toEqual([])
+        const publicSecond = yield* publicRead(server, key, second.ticket_id)
+        expect(publicSecond.wire.messages).toEqual([])
 
         yield* settled(third.ticket_id)
         const lone = yield* adminRead(server, projectId, third.ticket_id)
@@ -226,7 +252,7 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("a third copy points at the original, not at the copy before it", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const first = yield* createTicket(server, key, refund)
         yield* settled(first.ticket_id)
         const second = yield* createTicket(server, key, refundAgain)
@@ -247,8 +273,8 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("never matches a near-duplicate in another project", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const mine = yield* Effect.promise(() => createProject(server, "Mine"))
-        const theirs = yield* Effect.promise(() => createProject(server, "Theirs"))
+        const mine = yield* createProject(server, "Mine")
+        const theirs = yield* createProject(server, "Theirs")
         const first = yield* createTicket(server, mine.key, refund)
         yield* settled(first.ticket_id)
         const elsewhere = yield* createTicket(server, theirs.key, refundAgain)
@@ -261,13 +287,10 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("does not match a resolved ticket", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const first = yield* createTicket(server, key, refund)
         yield* settled(first.ticket_id)
-        const resolved = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${first.ticket_id}`, {
-          key: adminToken,
-          body: { status: "resolved" }
-        })
+        const resolved = yield* updateTicket(server, projectId, first.ticket_id, { status: "resolved" })
         expect(resolved.status).toBe(200)
         const second = yield* createTicket(server, key, refundAgain)
         yield* settled(second.ticket_id)
@@ -279,37 +302,30 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("notifies the assignee of a contact's reply: recorded, not mailed without SMTP_URL", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
-        const agent = yield* call(server, "POST", `/v1/admin/projects/${projectId}/agents`, {
-          key: adminToken,
-          body: { email: "Ada@Support.example", name: "Ada Agent" }
-        })
+        const { key, projectId } = yield* createProject(server)
+        const agent = yield* createAgent(server, projectId, "Ada@Support.example", "Ada Agent")
         expect(agent.status).toBe(201)
         const created = yield* createTicket(server, key, {
           subject: "Export does not finish",
           body: "The CSV export spins forever.",
           sender_email: "customer@example.com"
         })
-        const assigned = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { assignee_email: "ada@support.example" }
-        })
+        const assigned = yield* updateTicket(server, projectId, created.ticket_id, { assignee_email: "ada@support.example" })
         expect(assigned.status).toBe(200)
-        expect(assigned.body.assignee).toEqual({ id: agent.body.agent_id, email: "ada@support.example", name: "Ada Agent" })
+        expect(assigned.value.assignee).toEqual({ id: agent.value.agent_id, email: "ada@support.example", name: "Ada Agent" })
 
         // an internal note by an agent is not news for the assignee
-        const note = yield* call(server, "POST", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}/messages`, {
-          key: adminToken,
-          body: { body: "Looking into it", author_email: "ada@support.example", internal: true }
-        })
+        const note = yield* Effect.flatMap(server.api(adminToken), (admin) =>
+          withStatus(admin.admin.addAgentMessage({
+            params: { pid: projectId, id: created.ticket_id },
+            payload: { body: "Looking into it", author_email: "ada@support.example", internal: true },
+            responseMode: "decoded-and-response"
+          })))
         expect(note.status).toBe(201)
 
-        const reply = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
-          key,
-          body: { body: "Any news? It still spins.", contact_email: "customer@example.com" }
-        })
+        const reply = yield* contactMessage(server, key, created.ticket_id, "Any news? It still spins.", "customer@example.com")
         expect(reply.status).toBe(201)
-        const messageId = reply.body.message_id as string
+        const messageId = reply.value.message_id
 
         const ticket = yield* eventually(
           "the assignee's notification",
@@ -319,14 +335,14 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
         const final = yield* adminRead(server, projectId, created.ticket_id)
         expect(final.notifications).toHaveLength(1)
         expect(final.notifications[0]).toMatchObject({
-          agent: { id: agent.body.agent_id, email: "ada@support.example", name: "Ada Agent" },
+          agent: { id: agent.value.agent_id, email: "ada@support.example", name: "Ada Agent" },
           reason: "ticket_replied",
           message_id: messageId,
           email_status: "not_configured"
         })
-        expect(final.notifications[0].notification_id).toMatch(/^[0-9a-f-]{36}$/)
-        expect(final.notifications[0].created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-        expect(ticket.notifications[0].message_id).toBe(messageId)
+        expect(final.notifications[0]!.notification_id).toMatch(/^[0-9a-f-]{36}$/)
+        expect(final.notifications[0]!.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+        expect(ticket.notifications[0]!.message_id).toBe(messageId)
         // the notify job exists once, for the contact's message only
         const sql = yield* SqlClient.SqlClient
         const notifyJobs = yield* sql<{ payload: any }>`
@@ -337,21 +353,15 @@ describe.each(databaseKinds)("pipeline follow-ups on %s (live edge services)", (
     it.effect("a reply on an unassigned ticket notifies nobody", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
-        const agent = yield* call(server, "POST", `/v1/admin/projects/${projectId}/agents`, {
-          key: adminToken,
-          body: { email: "bo@support.example", name: "Bo" }
-        })
+        const { key, projectId } = yield* createProject(server)
+        const agent = yield* createAgent(server, projectId, "bo@support.example", "Bo")
         expect(agent.status).toBe(201)
         const created = yield* createTicket(server, key, {
           subject: "Question about seats",
           body: "How many seats does the team plan include?",
           sender_email: "lee@example.com"
         })
-        const reply = yield* call(server, "POST", `/v1/tickets/${created.ticket_id}/messages`, {
-          key,
-          body: { body: "Also, can I add more later?", contact_email: "lee@example.com" }
-        })
+        const reply = yield* contactMessage(server, key, created.ticket_id, "Also, can I add more later?", "lee@example.com")
         expect(reply.status).toBe(201)
         const jobs = yield* settled(created.ticket_id)
         expect(jobs.map((job) => job.kind)).not.toContain("notify")
@@ -406,7 +416,7 @@ describe.each(databaseKinds)("triage racing an operator on %s", (kind) => {
     it.effect("an operator's category and priority, set while triage is in flight, are kept", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const created = yield* createTicket(server, key, {
           subject: "Charged twice",
           body: "Please refund the second charge.",
@@ -415,10 +425,7 @@ describe.each(databaseKinds)("triage racing an operator on %s", (kind) => {
         yield* Effect.promise(() => triage.entered)
         expect(triage.calls).toHaveLength(1)
         expect(triage.calls[0]).toMatchObject({ subject: "Charged twice", body: "Please refund the second charge.", tags: ["vip"] })
-        const patched = yield* call(server, "PATCH", `/v1/admin/projects/${projectId}/tickets/${created.ticket_id}`, {
-          key: adminToken,
-          body: { category: "billing", priority: "p3_medium" }
-        })
+        const patched = yield* updateTicket(server, projectId, created.ticket_id, { category: "billing", priority: "p3_medium" })
         expect(patched.status).toBe(200)
         triage.release()
 
@@ -442,50 +449,42 @@ describe.each(databaseKinds)("triage racing an operator on %s", (kind) => {
 
 // --- with ERROR_TRACKER=sentry, against a fake Sentry on loopback ------------------------------
 
-/** Sentry's web API for one issue of the organization `acme`; keeps the paths it was asked for. */
-class FakeSentry extends Context.Tag("test/Pipeline/FakeSentry")<FakeSentry, {
+/** Sentry's web API for one issue of the organization `acme`, on the stub server; `paths` are those it was asked for. */
+class FakeSentry extends Context.Service<FakeSentry, {
   readonly base: string
-  readonly paths: Array<string>
-}>() {}
+  readonly paths: () => ReadonlyArray<string>
+}>()("test/Pipeline/FakeSentry") {}
 
-const fakeSentry = Layer.scoped(
+const sentryAnswers = (base: string): StubAnswerer => (_, request) => {
+  const path = new URL(request.path, base).pathname
+  if (request.headers.authorization !== "Bearer sentry-token") return { status: 401, body: { detail: "Invalid token" } }
+  if (path === "/api/0/organizations/acme/issues/1001/") {
+    return {
+      status: 200,
+      body: {
+        id: "1001",
+        shortId: "BACKEND-3F",
+        title: "TypeError: Cannot read properties of undefined (reading 'id')",
+        permalink: `${base}/organizations/acme/issues/1001/`,
+        metadata: { type: "TypeError", value: "Cannot read properties of undefined (reading 'id')" }
+      }
+    }
+  }
+  if (path === "/api/0/organizations/acme/issues/") return { status: 200, body: [] }
+  return { status: 404, body: { detail: "The requested resource does not exist" } }
+}
+
+const fakeSentry = Layer.effect(
   FakeSentry,
-  Effect.gen(function*() {
-    const paths: Array<string> = []
-    let base = ""
-    const server = createServer((request, response) => {
-      const path = new URL(request.url ?? "/", base).pathname
-      paths.push(path)
-      const json = (status: number, body: unknown) => {
-        response.writeHead(status, { "content-type": "application/json" })
-        response.end(JSON.stringify(body))
-      }
-      if (request.headers.authorization !== "Bearer sentry-token") return json(401, { detail: "Invalid token" })
-      if (path === "/api/0/organizations/acme/issues/1001/") {
-        return json(200, {
-          id: "1001",
-          shortId: "BACKEND-3F",
-          title: "TypeError: Cannot read properties of undefined (reading 'id')",
-          permalink: `${base}/organizations/acme/issues/1001/`,
-          metadata: { type: "TypeError", value: "Cannot read properties of undefined (reading 'id')" }
-        })
-      }
-      if (path === "/api/0/organizations/acme/issues/") return json(200, [])
-      json(404, { detail: "The requested resource does not exist" })
-    })
-    yield* Effect.acquireRelease(
-      Effect.async<void>((resume) => {
-        server.listen(0, "127.0.0.1", () => resume(Effect.void))
-      }),
-      () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
-    )
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    return { base, paths }
+  Effect.map(stubServer(), (stub) => {
+    // the answers name the stub's own address, known once it listens
+    stub.answer = sentryAnswers(stub.url)
+    return { base: stub.url, paths: () => stub.requests.map((request) => new URL(request.path, stub.url).pathname) }
   })
 )
 
 const withSentry = (kind: (typeof databaseKinds)[number]) =>
-  Layer.unwrapEffect(Effect.map(FakeSentry, ({ base }) =>
+  Layer.unwrap(Effect.map(Effect.service(FakeSentry), ({ base }) =>
     testServer(kind, {
       ERROR_TRACKER: "sentry",
       SENTRY_BASE_URL: base,
@@ -499,7 +498,7 @@ describe.each(databaseKinds)("error-tracker links on %s (ERROR_TRACKER=sentry)",
       Effect.gen(function*() {
         const server = yield* TestServer
         const sentry = yield* FakeSentry
-        const { key, projectId } = yield* Effect.promise(() => createProject(server))
+        const { key, projectId } = yield* createProject(server)
         const created = yield* createTicket(server, key, {
           subject: "Dashboard crashes",
           body: `Opening the dashboard crashes the page, see ${sentry.base}/organizations/acme/issues/1001/ for the trace.`
@@ -518,17 +517,17 @@ describe.each(databaseKinds)("error-tracker links on %s (ERROR_TRACKER=sentry)",
         }])
         const notes = systemNotes(ticket)
         expect(notes).toHaveLength(1)
-        expect(notes[0].internal).toBe(true)
-        expect(notes[0].body).toContain("BACKEND-3F")
-        const publicRead = yield* call(server, "GET", `/v1/tickets/${created.ticket_id}`, { key })
-        expect(publicRead.body.messages).toEqual([])
+        expect(notes[0]!.internal).toBe(true)
+        expect(notes[0]!.body).toContain("BACKEND-3F")
+        const read = yield* publicRead(server, key, created.ticket_id)
+        expect(read.wire.messages).toEqual([])
 
         const plainJobs = yield* settled(plain.ticket_id)
         expect(plainJobs.filter((job) => job.kind === "error_link").map((job) => job.status)).toEqual(["done"])
         const unlinked = yield* adminRead(server, projectId, plain.ticket_id)
         expect(unlinked.linked_issues).toEqual([])
         expect(systemNotes(unlinked)).toEqual([])
-        expect(sentry.paths.filter((path) => path === "/api/0/organizations/acme/issues/1001/")).toHaveLength(1)
+        expect(sentry.paths().filter((path) => path === "/api/0/organizations/acme/issues/1001/")).toHaveLength(1)
       }))
   })
 })

@@ -6,17 +6,19 @@
 import { layer } from "@effect/vitest"
 import { verify as verifySha256 } from "@octokit/webhooks-methods"
 import { Effect } from "effect"
+import type { HttpClientResponse } from "effect/http"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { describe, expect, it } from "vitest"
 import { checkTarget } from "../../src/Webhooks/Targets.ts"
 import { databaseKinds } from "../support/Databases.ts"
-import { eventually, receiver, type Received } from "../support/Receiver.ts"
+import { eventually } from "../support/Eventually.ts"
+import { type StubRequest, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const settings = { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,300ms" }
 
-const verified = async (secret: string, request: Received) => {
+const verified = async (secret: string, request: StubRequest) => {
   const sha = await verifySha256(secret, request.body, String(request.headers["x-service-signature"]))
   const standard = new StandardWebhook(secret).verify(request.body, {
     "webhook-id": String(request.headers["webhook-id"]),
@@ -26,16 +28,29 @@ const verified = async (secret: string, request: Received) => {
   return { sha, standard }
 }
 
+/**
+ * A typed call made with `responseMode: "decoded-and-response"`, with the status and the JSON as
+ * sent: decoding drops keys the contract does not name, and a secret must not be among them.
+ */
+const withWire = <A, E, R>(call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>) =>
+  Effect.flatMap(call, ([value, response]) =>
+    Effect.map(Effect.orDie(response.json), (json: any) => ({ value, status: response.status, json })))
+
+/** Done once the stub has had `n` requests; the count is what a failure reports. */
+const requestsAtLeast = (...expected: ReadonlyArray<readonly [{ readonly requests: ReadonlyArray<StubRequest> }, number]>) =>
+  Effect.sync(() => ({
+    done: expected.every(([stub, n]) => stub.requests.length >= n),
+    value: expected.map(([stub]) => stub.requests.length)
+  }))
+
 describe.each(databaseKinds)("webhooks on %s", (kind) => {
   layer(testServer(kind, settings, undefined, { pipeline: "live" }), { excludeTestServices: true })((it) => {
-    const admin = (server: typeof TestServer.Service, method: string, path: string, body?: unknown) =>
-      Effect.promise(() => server.request(method, `/v1/admin${path}`, { key: adminToken, body }))
-
-    it.scoped("registers an endpoint: validation, generated secret, list and delete", () =>
+    it.effect("registers an endpoint: validation, generated secret, list and delete", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const project = yield* Effect.promise(() => createProject(server))
-        const base = `/projects/${project.projectId}/webhooks`
+        const admin = yield* server.api(adminToken)
+        const project = yield* createProject(server)
+        const pid = project.projectId
         const bad = [
           [{}, "url is required"],
           [{ url: "ftp://example.com/hook" }, "url must be an absolute http or https URL"],
@@ -44,65 +59,84 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           [{ url: "https://example.com/hook", events: [] }, "events must name at least one event"],
           [{ url: "https://example.com/hook", secret: "short" }, "secret must be at least 16 characters"]
         ] as const
+        // raw: bodies the contract refuses, which the typed client would not send
         for (const [body, message] of bad) {
-          const refused = yield* admin(server, "POST", base, body)
+          const refused = yield* Effect.promise(() =>
+            server.request("POST", `/v1/admin/projects/${pid}/webhooks`, { key: adminToken, body })
+          )
           expect(refused.status, JSON.stringify(body)).toBe(400)
           expect(refused.body.error.code).toBe("VALIDATION_ERROR")
           expect(refused.body.error.message).toContain(message)
         }
-        const withProjectKey = yield* Effect.promise(() =>
-          server.request("POST", `/v1/admin${base}`, { key: project.key, body: { url: "https://example.com/h" } })
-        )
-        expect(withProjectKey.status).toBe(401)
-        expect((yield* admin(server, "POST", `/projects/${crypto.randomUUID()}/webhooks`, { url: "https://example.com/h" })).status)
-          .toBe(404)
+        const withProjectKey = yield* Effect.flatMap(server.api(project.key), (api) =>
+          api.webhooks.register({ params: { pid }, payload: { url: "https://example.com/h" } })).pipe(Effect.flip)
+        expect(withProjectKey._tag).toBe("Unauthorized")
+        const unknownProject = yield* admin.webhooks.register({
+          params: { pid: crypto.randomUUID() },
+          payload: { url: "https://example.com/h" }
+        }).pipe(Effect.flip)
+        expect(unknownProject._tag).toBe("NotFound")
 
-        const created = yield* admin(server, "POST", base, { url: "https://example.com/hook" })
+        const created = yield* withWire(admin.webhooks.register({
+          params: { pid },
+          payload: { url: "https://example.com/hook" },
+          responseMode: "decoded-and-response"
+        }))
         expect(created.status).toBe(201)
-        expect(created.body).toEqual({
+        expect(created.json).toEqual({
           webhook_id: expect.stringMatching(uuid),
           url: "https://example.com/hook",
           events: ["ticket_created", "ticket_replied", "ticket_resolved", "ticket_status_changed", "ticket_assigned"],
           secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/)
         })
-        const chosen = yield* admin(server, "POST", base, {
-          url: "https://example.com/other",
-          events: ["ticket_resolved", "ticket_created", "ticket_resolved"],
-          secret: "my-own-secret-of-some-length"
+        expect(created.value).toEqual(created.json)
+        const chosen = yield* admin.webhooks.register({
+          params: { pid },
+          payload: {
+            url: "https://example.com/other",
+            events: ["ticket_resolved", "ticket_created", "ticket_resolved"],
+            secret: "my-own-secret-of-some-length"
+          }
         })
-        expect(chosen.body.events).toEqual(["ticket_created", "ticket_resolved"])
-        expect(chosen.body.secret).toBe("my-own-secret-of-some-length")
+        expect(chosen.events).toEqual(["ticket_created", "ticket_resolved"])
+        expect(chosen.secret).toBe("my-own-secret-of-some-length")
 
-        const listed = yield* admin(server, "GET", base)
-        expect(listed.body.webhooks.map((w: any) => w.webhook_id)).toEqual([created.body.webhook_id, chosen.body.webhook_id])
-        expect(listed.body.webhooks[0]).toEqual({
-          webhook_id: created.body.webhook_id,
+        const listed = yield* withWire(admin.webhooks.list({ params: { pid }, responseMode: "decoded-and-response" }))
+        expect(listed.value.webhooks.map((w) => w.webhook_id)).toEqual([created.value.webhook_id, chosen.webhook_id])
+        expect(listed.json.webhooks[0]).toEqual({
+          webhook_id: created.value.webhook_id,
           url: "https://example.com/hook",
-          events: created.body.events,
+          events: created.value.events,
           created_at: expect.stringMatching(/Z$/)
         })
-        expect(JSON.stringify(listed.body)).not.toContain("whsec_")
+        expect(JSON.stringify(listed.json)).not.toContain("whsec_")
 
-        expect((yield* admin(server, "DELETE", `${base}/${created.body.webhook_id}`)).status).toBe(204)
-        expect((yield* admin(server, "DELETE", `${base}/${created.body.webhook_id}`)).status).toBe(404)
-        expect((yield* admin(server, "GET", `${base}/${created.body.webhook_id}/deliveries`)).status).toBe(404)
-        expect((yield* admin(server, "GET", base)).body.webhooks).toHaveLength(1)
+        const webhook = { pid, webhook_id: created.value.webhook_id }
+        const [, removed] = yield* admin.webhooks.remove({ params: webhook, responseMode: "decoded-and-response" })
+        expect(removed.status).toBe(204)
+        expect((yield* Effect.flip(admin.webhooks.remove({ params: webhook })))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(admin.webhooks.deliveries({ params: webhook })))._tag).toBe("NotFound")
+        expect((yield* admin.webhooks.list({ params: { pid } })).webhooks).toHaveLength(1)
       }))
 
-    it.scoped("delivers ticket_created with exactly the contract's headers and verifiable signatures", () =>
+    it.effect("delivers ticket_created with exactly the contract's headers and verifiable signatures", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const hook = yield* receiver()
-        const project = yield* Effect.promise(() => createProject(server))
-        const registered = yield* admin(server, "POST", `/projects/${project.projectId}/webhooks`, { url: hook.url })
-        const secret = registered.body.secret as string
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: project.key,
-            body: { subject: "Signed", body: "Check the signature", sender_email: "Sig@Example.com" }
-          })
-        )
-        const [request] = yield* eventually("the ticket_created delivery", () => hook.received.length > 0 ? hook.received : undefined)
+        const admin = yield* server.api(adminToken)
+        const hook = yield* stubServer()
+        const project = yield* createProject(server)
+        const api = yield* server.api(project.key)
+        const registered = yield* admin.webhooks.register({
+          params: { pid: project.projectId },
+          payload: { url: `${hook.url}/hooks` }
+        })
+        const secret = registered.secret
+        const created = yield* api.tickets.create({
+          payload: { subject: "Signed", body: "Check the signature", sender_email: "Sig@Example.com" },
+          headers: {}
+        })
+        yield* eventually("the ticket_created delivery", requestsAtLeast([hook, 1]))
+        const [request] = hook.requests
         expect(request!.path).toBe("/hooks")
         const { connection: _, host: __, "content-length": ___, ...headers } = request!.headers
         expect(Object.keys(headers).sort()).toEqual([
@@ -131,30 +165,32 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           .toBe(false)
 
         expect(Object.keys(JSON.parse(request!.body))).toEqual(["event", "timestamp", "data"])
-        const ticket = yield* Effect.promise(() => server.request("GET", `/v1/tickets/${created.body.ticket_id}`, { key: project.key }))
+        const ticket = yield* api.tickets.get({ params: { id: created.ticket_id }, query: {} })
         expect(JSON.parse(request!.body)).toEqual({
           event: "ticket_created",
-          timestamp: ticket.body.created_at,
+          timestamp: ticket.created_at,
           data: {
-            id: created.body.ticket_id,
+            id: created.ticket_id,
             subject: "Signed",
             status: "open",
             priority: "p3_medium",
             sender_email: "sig@example.com",
             project_id: project.projectId,
-            created_at: ticket.body.created_at
+            created_at: ticket.created_at
           }
         })
 
-        const log = yield* eventually("a delivered log entry", async () => {
-          const response = await server.request(
-            "GET",
-            `/v1/admin/projects/${project.projectId}/webhooks/${registered.body.webhook_id}/deliveries`,
-            { key: adminToken }
-          )
-          return response.body.deliveries[0]?.status === "delivered" ? response.body.deliveries : undefined
-        })
-        expect(log).toEqual([{
+        const webhook = { pid: project.projectId, webhook_id: registered.webhook_id }
+        yield* eventually(
+          "a delivered log entry",
+          Effect.map(admin.webhooks.deliveries({ params: webhook }), ({ deliveries }) => ({
+            done: deliveries[0]?.status === "delivered",
+            value: deliveries
+          }))
+        )
+        // delivered is final: the log as sent, every key of it
+        const log = yield* withWire(admin.webhooks.deliveries({ params: webhook, responseMode: "decoded-and-response" }))
+        expect(log.json.deliveries).toEqual([{
           delivery_id: headers["x-service-delivery"],
           event: "ticket_created",
           status: "delivered",
@@ -166,35 +202,37 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
         }])
       }))
 
-    it.scoped("fires all five events from their triggers, and only the subscribed ones", () =>
+    it.effect("fires all five events from their triggers, and only the subscribed ones", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const all = yield* receiver()
-        const resolvedOnly = yield* receiver()
-        const project = yield* Effect.promise(() => createProject(server))
+        const admin = yield* server.api(adminToken)
+        const all = yield* stubServer()
+        const resolvedOnly = yield* stubServer()
+        const project = yield* createProject(server)
+        const api = yield* server.api(project.key)
         const pid = project.projectId
-        const hook = yield* admin(server, "POST", `/projects/${pid}/webhooks`, { url: all.url })
-        yield* admin(server, "POST", `/projects/${pid}/webhooks`, { url: resolvedOnly.url, events: ["ticket_resolved"] })
-        const agent = yield* admin(server, "POST", `/projects/${pid}/agents`, { email: "ann@acme.test", name: "Ann" })
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: project.key,
-            body: { subject: "Five events", body: "Walk the events", sender_email: "five@example.com" }
-          })
-        )
-        const id = created.body.ticket_id as string
-        const reply = yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, {
-            key: project.key,
-            body: { body: "More details", contact_email: "five@example.com" }
-          })
-        )
-        const assigned = yield* admin(server, "PATCH", `/projects/${pid}/tickets/${id}`, { assignee_email: "ann@acme.test" })
-        const resolved = yield* admin(server, "PATCH", `/projects/${pid}/tickets/${id}`, { status: "resolved" })
-        yield* admin(server, "POST", `/projects/${pid}/tickets/${id}/messages`, { body: "internal note", internal: true })
+        const hook = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${all.url}/hooks` } })
+        yield* admin.webhooks.register({
+          params: { pid },
+          payload: { url: `${resolvedOnly.url}/hooks`, events: ["ticket_resolved"] }
+        })
+        const agent = yield* admin.admin.createAgent({ params: { pid }, payload: { email: "ann@acme.test", name: "Ann" } })
+        const created = yield* api.tickets.create({
+          payload: { subject: "Five events", body: "Walk the events", sender_email: "five@example.com" },
+          headers: {}
+        })
+        const id = created.ticket_id
+        const reply = yield* api.tickets.addMessage({
+          params: { id },
+          payload: { body: "More details", contact_email: "five@example.com" },
+          headers: {}
+        })
+        const assigned = yield* admin.admin.updateTicket({ params: { pid, id }, payload: { assignee_email: "ann@acme.test" } })
+        const resolved = yield* admin.admin.updateTicket({ params: { pid, id }, payload: { status: "resolved" } })
+        yield* admin.admin.addAgentMessage({ params: { pid, id }, payload: { body: "internal note", internal: true } })
 
-        const events = () => all.received.map((r) => JSON.parse(r.body))
-        yield* eventually("five events", () => (all.received.length >= 5 && resolvedOnly.received.length >= 1 ? true : undefined))
+        const events = () => all.requests.map((r) => JSON.parse(r.body))
+        yield* eventually("five events", requestsAtLeast([all, 5], [resolvedOnly, 1]))
         const byKind = Object.fromEntries(events().map((e) => [e.event, e]))
         expect(Object.keys(byKind).sort()).toEqual([
           "ticket_assigned",
@@ -203,16 +241,16 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           "ticket_resolved",
           "ticket_status_changed"
         ])
-        for (const request of all.received) {
+        for (const request of all.requests) {
           expect(request.headers["x-service-event"]).toBe(JSON.parse(request.body).event)
-          const { sha, standard } = yield* Effect.promise(() => verified(hook.body.secret, request))
+          const { sha, standard } = yield* Effect.promise(() => verified(hook.secret, request))
           expect(sha).toBe(true)
           expect(standard).toEqual(JSON.parse(request.body))
         }
         expect(byKind.ticket_replied.data).toEqual({
           id,
           project_id: pid,
-          message_id: reply.body.message_id,
+          message_id: reply.message_id,
           author_type: "contact",
           body: "More details",
           contact_email: "five@example.com",
@@ -221,110 +259,127 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
         expect(byKind.ticket_assigned.data).toEqual({
           id,
           project_id: pid,
-          assignee: { id: agent.body.agent_id, email: "ann@acme.test", name: "Ann" },
+          assignee: { id: agent.agent_id, email: "ann@acme.test", name: "Ann" },
           previous_assignee: null,
-          updated_at: assigned.body.updated_at
+          updated_at: assigned.updated_at
         })
-        const change = { id, project_id: pid, status: "resolved", previous_status: "open", updated_at: resolved.body.updated_at }
+        const change = { id, project_id: pid, status: "resolved", previous_status: "open", updated_at: resolved.updated_at }
         expect(byKind.ticket_status_changed.data).toEqual(change)
         expect(byKind.ticket_resolved.data).toEqual(change)
         // the internal note fired nothing; the filtered endpoint saw only its event
         expect(events().filter((e) => e.event === "ticket_replied")).toHaveLength(1)
-        expect(resolvedOnly.received.map((r) => JSON.parse(r.body).event)).toEqual(["ticket_resolved"])
+        expect(resolvedOnly.requests.map((r) => JSON.parse(r.body).event)).toEqual(["ticket_resolved"])
 
         // a contact writing on a resolved ticket reopens it: a status change, and a reply
-        yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, {
-            key: project.key,
-            body: { body: "It broke again", contact_email: "five@example.com" }
+        yield* api.tickets.addMessage({
+          params: { id },
+          payload: { body: "It broke again", contact_email: "five@example.com" },
+          headers: {}
+        })
+        const reopened = yield* eventually(
+          "the reopening",
+          Effect.sync(() => {
+            const found = events().find((e) => e.event === "ticket_status_changed" && e.data.status === "open")
+            return { done: found !== undefined, value: found }
           })
         )
-        const reopened = yield* eventually("the reopening", () =>
-          events().find((e) => e.event === "ticket_status_changed" && e.data.status === "open"))
         expect(reopened.data.previous_status).toBe("resolved")
       }))
 
-    it.scoped("retries a failing receiver on the schedule, logs every attempt, redelivers on request", () =>
+    it.effect("retries a failing receiver on the schedule, logs every attempt, redelivers on request", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const hook = yield* receiver(() => ({ status: 500 }))
-        const project = yield* Effect.promise(() => createProject(server))
+        const admin = yield* server.api(adminToken)
+        const hook = yield* stubServer(() => ({ status: 500 }))
+        const project = yield* createProject(server)
+        const api = yield* server.api(project.key)
         const pid = project.projectId
-        const registered = yield* admin(server, "POST", `/projects/${pid}/webhooks`, { url: hook.url })
-        const deliveriesPath = `/projects/${pid}/webhooks/${registered.body.webhook_id}/deliveries`
-        yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", { key: project.key, body: { subject: "Down", body: "Receiver is down" } })
+        const registered = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/hooks` } })
+        const webhook = { pid, webhook_id: registered.webhook_id }
+        const deliveries = Effect.map(admin.webhooks.deliveries({ params: webhook }), (log) => log.deliveries)
+        yield* api.tickets.create({ payload: { subject: "Down", body: "Receiver is down" }, headers: {} })
+        const [failed] = yield* eventually(
+          "the delivery to fail for good",
+          Effect.map(deliveries, (log) => ({ done: log[0]?.status === "failed", value: log }))
         )
-        const [failed] = yield* eventually("the delivery to fail for good", async () => {
-          const log = (await server.request("GET", `/v1/admin${deliveriesPath}`, { key: adminToken })).body.deliveries
-          return log[0]?.status === "failed" ? log : undefined
-        })
         expect(failed).toMatchObject({ status: "failed", attempts: 4, last_status_code: 500, next_attempt_at: null })
-        expect(failed.last_error).toContain("500")
-        expect(hook.received).toHaveLength(4)
-        expect(new Set(hook.received.map((r) => r.headers["x-service-delivery"]))).toEqual(new Set([failed.delivery_id]))
-        expect(new Set(hook.received.map((r) => r.body)).size).toBe(1)
+        expect(failed!.last_error).toContain("500")
+        expect(hook.requests).toHaveLength(4)
+        expect(new Set(hook.requests.map((r) => r.headers["x-service-delivery"]))).toEqual(new Set([failed!.delivery_id]))
+        expect(new Set(hook.requests.map((r) => r.body)).size).toBe(1)
 
         hook.answer = () => ({ status: 204 })
-        const redelivered = yield* admin(server, "POST", `${deliveriesPath}/${failed.delivery_id}/redeliver`)
+        const delivery = { ...webhook, delivery_id: failed!.delivery_id }
+        const redelivered = yield* withWire(
+          admin.webhooks.redeliver({ params: delivery, responseMode: "decoded-and-response" })
+        )
         expect(redelivered.status).toBe(202)
-        expect(redelivered.body).toEqual({ delivery_id: failed.delivery_id, status: "pending" })
-        const [done] = yield* eventually("the redelivery", async () => {
-          const log = (await server.request("GET", `/v1/admin${deliveriesPath}`, { key: adminToken })).body.deliveries
-          return log[0]?.status === "delivered" ? log : undefined
-        })
-        expect(done).toMatchObject({ delivery_id: failed.delivery_id, attempts: 5, last_status_code: 204, last_error: null })
-        expect(hook.received[4]!.body).toBe(hook.received[0]!.body)
-        expect(hook.received[4]!.headers["x-service-delivery"]).toBe(failed.delivery_id)
+        expect(redelivered.json).toEqual({ delivery_id: failed!.delivery_id, status: "pending" })
+        const [done] = yield* eventually(
+          "the redelivery",
+          Effect.map(deliveries, (log) => ({ done: log[0]?.status === "delivered", value: log }))
+        )
+        expect(done).toMatchObject({ delivery_id: failed!.delivery_id, attempts: 5, last_status_code: 204, last_error: null })
+        expect(hook.requests[4]!.body).toBe(hook.requests[0]!.body)
+        expect(hook.requests[4]!.headers["x-service-delivery"]).toBe(failed!.delivery_id)
 
-        expect((yield* admin(server, "POST", `${deliveriesPath}/${crypto.randomUUID()}/redeliver`)).status).toBe(404)
-        expect((yield* admin(server, "POST", `${deliveriesPath}/not-a-uuid/redeliver`)).status).toBe(404)
+        for (const delivery_id of [crypto.randomUUID(), "not-a-uuid"]) {
+          const unknown = yield* Effect.flip(admin.webhooks.redeliver({ params: { ...webhook, delivery_id } }))
+          expect(unknown._tag, delivery_id).toBe("NotFound")
+        }
       }))
 
-    it.scoped("follows no redirect: a 3xx is a failed attempt", () =>
+    it.effect("follows no redirect: a 3xx is a failed attempt", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const hook = yield* receiver((_, request) =>
-          request.path === "/hooks" ? { status: 302, location: "/elsewhere" } : { status: 200 }
+        const admin = yield* server.api(adminToken)
+        const hook = yield* stubServer((_, request) =>
+          request.path === "/hooks" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 }
         )
-        const project = yield* Effect.promise(() => createProject(server))
-        const registered = yield* admin(server, "POST", `/projects/${project.projectId}/webhooks`, { url: hook.url })
-        yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", { key: project.key, body: { subject: "Moved", body: "Redirected" } })
-        )
-        const [entry] = yield* eventually("a failed attempt", async () => {
-          const log = (await server.request(
-            "GET",
-            `/v1/admin/projects/${project.projectId}/webhooks/${registered.body.webhook_id}/deliveries`,
-            { key: adminToken }
-          )).body.deliveries
-          return log[0]?.attempts >= 1 ? log : undefined
+        const project = yield* createProject(server)
+        const api = yield* server.api(project.key)
+        const registered = yield* admin.webhooks.register({
+          params: { pid: project.projectId },
+          payload: { url: `${hook.url}/hooks` }
         })
-        expect(entry.last_status_code).toBe(302)
-        expect(entry.last_error).toContain("redirect")
-        expect(entry.status).not.toBe("delivered")
-        expect(hook.received.every((r) => r.path === "/hooks")).toBe(true)
+        yield* api.tickets.create({ payload: { subject: "Moved", body: "Redirected" }, headers: {} })
+        const [entry] = yield* eventually(
+          "a failed attempt",
+          Effect.map(
+            admin.webhooks.deliveries({ params: { pid: project.projectId, webhook_id: registered.webhook_id } }),
+            ({ deliveries }) => ({ done: (deliveries[0]?.attempts ?? 0) >= 1, value: deliveries })
+          )
+        )
+        expect(entry!.last_status_code).toBe(302)
+        expect(entry!.last_error).toContain("redirect")
+        expect(entry!.status).not.toBe("delivered")
+        expect(hook.requests.every((r) => r.path === "/hooks")).toBe(true)
       }))
 
-    it.scoped("signs every later attempt with a rotated secret", () =>
+    it.effect("signs every later attempt with a rotated secret", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const hook = yield* receiver()
-        const project = yield* Effect.promise(() => createProject(server))
+        const admin = yield* server.api(adminToken)
+        const hook = yield* stubServer()
+        const project = yield* createProject(server)
+        const api = yield* server.api(project.key)
         const pid = project.projectId
-        const registered = yield* admin(server, "POST", `/projects/${pid}/webhooks`, { url: hook.url })
-        const rotated = yield* admin(server, "POST", `/projects/${pid}/webhooks/${registered.body.webhook_id}/rotate-secret`)
-        expect(rotated.status).toBe(200)
-        expect(rotated.body.secret).toMatch(/^whsec_/)
-        expect(rotated.body.secret).not.toBe(registered.body.secret)
-        expect((yield* admin(server, "POST", `/projects/${pid}/webhooks/${crypto.randomUUID()}/rotate-secret`)).status).toBe(404)
-        yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", { key: project.key, body: { subject: "Rotated", body: "New secret" } })
-        )
-        const [request] = yield* eventually("a delivery", () => (hook.received.length > 0 ? hook.received : undefined))
-        expect((yield* Effect.promise(() => verified(rotated.body.secret, request!))).sha).toBe(true)
+        const registered = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/hooks` } })
+        const [rotated, response] = yield* admin.webhooks.rotateSecret({
+          params: { pid, webhook_id: registered.webhook_id },
+          responseMode: "decoded-and-response"
+        })
+        expect(response.status).toBe(200)
+        expect(rotated.secret).toMatch(/^whsec_/)
+        expect(rotated.secret).not.toBe(registered.secret)
+        const unknown = yield* Effect.flip(admin.webhooks.rotateSecret({ params: { pid, webhook_id: crypto.randomUUID() } }))
+        expect(unknown._tag).toBe("NotFound")
+        yield* api.tickets.create({ payload: { subject: "Rotated", body: "New secret" }, headers: {} })
+        yield* eventually("a delivery", requestsAtLeast([hook, 1]))
+        const [request] = hook.requests
+        expect((yield* Effect.promise(() => verified(rotated.secret, request!))).sha).toBe(true)
         expect(yield* Effect.promise(() =>
-          verifySha256(registered.body.secret, request!.body, String(request!.headers["x-service-signature"]))
+          verifySha256(registered.secret, request!.body, String(request!.headers["x-service-signature"]))
         )).toBe(false)
       }))
   })
@@ -332,16 +387,15 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
   layer(testServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" }, undefined, { pipeline: "live" }), {
     excludeTestServices: true
   })((it) => {
-    it.scoped("refuses private and loopback targets when they are not allowed", () =>
+    it.effect("refuses private and loopback targets when they are not allowed", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
-        const project = yield* Effect.promise(() => createProject(server))
+        const admin = yield* server.api(adminToken)
+        const project = yield* createProject(server)
         for (const url of ["http://127.0.0.1:9/h", "http://localhost/h", "http://10.1.2.3/h", "http://[::1]/h", "http://169.254.169.254/latest"]) {
-          const refused = yield* Effect.promise(() =>
-            server.request("POST", `/v1/admin/projects/${project.projectId}/webhooks`, { key: adminToken, body: { url } })
-          )
-          expect(refused.status, url).toBe(400)
-          expect(refused.body.error.message).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS")
+          const refused = yield* Effect.flip(admin.webhooks.register({ params: { pid: project.projectId }, payload: { url } }))
+          expect(refused._tag, url).toBe("ValidationError")
+          expect(refused.message).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS")
         }
       }))
   })
