@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postTicket, provisionProject, type RunningService, startService } from "./support/Process.ts"
+import { callService, postTicket, provisionProject, type RunningService, startService } from "./support/Process.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const deno = fileURLToPath(new URL("../node_modules/.bin/deno", import.meta.url))
@@ -26,15 +26,15 @@ describe("the same sources under Deno 2", () => {
   })
 
   it("boots, creates a ticket and reads it back", async () => {
-    const health = await fetch(`${service.baseUrl}/health`).then((r) => r.json())
+    const health = await callService(service.baseUrl, undefined, (api) => api.health.health())
     expect(health.status).toBe("ok")
-    const { auth } = await provisionProject(service.baseUrl, adminToken, "Deno")
-    const created = await postTicket(service.baseUrl, auth, { subject: "Hello from Deno", body: "Works?" })
+    const { key } = await provisionProject(service.baseUrl, adminToken, "Deno")
+    const [{ ticket_id }, created] = await postTicket(service.baseUrl, key, { subject: "Hello from Deno", body: "Works?" })
     expect(created.status).toBe(202)
-    const { ticket_id } = await created.json()
-    const read = await fetch(`${service.baseUrl}/v1/tickets/${ticket_id}`, { headers: auth })
+    const [ticket, read] = await callService(service.baseUrl, key, (api) =>
+      api.tickets.get({ params: { id: ticket_id }, query: {}, responseMode: "decoded-and-response" }))
     expect(read.status).toBe(200)
-    expect(await read.json()).toMatchObject({ ticket_id, subject: "Hello from Deno", status: "open", ticket_number: 1 })
+    expect(ticket).toMatchObject({ ticket_id, subject: "Hello from Deno", status: "open", ticket_number: 1 })
     expect(service.output()).toContain("demo project")
   })
 })
@@ -47,7 +47,17 @@ describe("the client's test file under Deno 2", () => {
       const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
         const child = execFile(
           deno,
-          ["run", "-A", "node_modules/vitest/vitest.mjs", "run", "test/client/Client.test.ts", "--reporter=json", `--outputFile=${report}`],
+          [
+            "run",
+            "-A",
+            "node_modules/vitest/vitest.mjs",
+            "run",
+            "test/client/Client.test.ts",
+            // the default reporter's output is what a failure below shows; the JSON report is what it reads
+            "--reporter=default",
+            "--reporter=json",
+            `--outputFile.json=${report}`
+          ],
           {
             cwd: root,
             env: { ...process.env, CLIENT_TEST_RUNTIME: "deno", DENO_NO_UPDATE_CHECK: "1" },

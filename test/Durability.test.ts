@@ -3,14 +3,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import { postTicket, provisionProject, startService } from "./support/Process.ts"
+import { callService, postTicket, provisionProject, startService } from "./support/Process.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const adminToken = "durability-admin-token"
 
-/** The service as `npm start` runs it, on an embedded database in `dataDir`, in a process of its own. */
+/** The service from its sources, in a process of its own, on an embedded database in `dataDir`. */
 const start = (dataDir: string) =>
-  startService(process.execPath, ["--import", "tsx", `${root}src/main.ts`], {
+  startService(process.execPath, [`${root}src/main.ts`], {
     DATA_DIR: dataDir,
     DATABASE_URL: "",
     REDIS_URL: "",
@@ -27,17 +27,20 @@ describe("an acknowledged ticket on the embedded database", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "support-crash-"))
     dirs.push(dataDir)
     const first = await start(dataDir)
-    const { auth } = await provisionProject(first.baseUrl, adminToken, "Crash")
-    const created = await postTicket(first.baseUrl, auth, { subject: "Do not lose me", body: "Acknowledged, then the power cord" })
+    const { key } = await provisionProject(first.baseUrl, adminToken, "Crash")
+    const [{ ticket_id }, created] = await postTicket(first.baseUrl, key, {
+      subject: "Do not lose me",
+      body: "Acknowledged, then the power cord"
+    })
     expect(created.status).toBe(202)
-    const { ticket_id } = await created.json()
     await first.crash()
 
     const second = await start(dataDir)
     try {
-      const read = await fetch(`${second.baseUrl}/v1/tickets/${ticket_id}`, { headers: auth })
+      const [ticket, read] = await callService(second.baseUrl, key, (api) =>
+        api.tickets.get({ params: { id: ticket_id }, query: {}, responseMode: "decoded-and-response" }))
       expect(read.status).toBe(200)
-      expect(await read.json()).toMatchObject({ ticket_id, subject: "Do not lose me", ticket_number: 1 })
+      expect(ticket).toMatchObject({ ticket_id, subject: "Do not lose me", ticket_number: 1 })
       // the demo is seeded once, on the first start only
       expect(second.output()).not.toContain("demo project")
     } finally {

@@ -63,7 +63,7 @@ export const Tags = Schema.Array(RequiredText("each tag", 50)).annotate(say("tag
   Schema.check(Schema.makeFilter((tags) => tags.length <= 20 || "tags must contain at most 20 names"))
 )
 
-export const Metadata = Schema.Record(Schema.String, Schema.Unknown).annotate({
+export const Metadata = Schema.Record(Schema.String, Schema.mutableKey(Schema.Unknown)).annotate({
   ...say("metadata must be a JSON object"),
   description: "Arbitrary JSON object, at most 16 KiB serialized"
 }).pipe(

@@ -2,8 +2,8 @@
  * Webhook deliveries survive what happens to the processes that send them: a SIGKILL in the
  * middle of an attempt, two instances on one PostgreSQL, a receiver that is down for a while
  * (or for good), and a SIGTERM while an attempt is in flight. Every case runs the real service
- * as child processes (as `npm start` would, through tsx) and a real HTTP receiver in this
- * process that records every request it gets, headers and body.
+ * as child processes (from its sources, as `npm run start:dev` does) and a real HTTP receiver
+ * in this process that records every request it gets, headers and body.
  *
  * Nothing here measures speed: outcomes are awaited by polling with a deadline, and the only
  * time comparison is a lower bound (a retry never comes before its configured delay).
@@ -18,12 +18,13 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { afterEach, describe, expect, it } from "vitest"
+import type { EventKind } from "../../src/Domain/Events.ts"
+import type { Delivery } from "../../src/Domain/Webhook.ts"
 import { pgliteTemplate } from "../support/Databases.ts"
-import { postTicket, provisionProject, type ServiceProcess, startServiceProcess } from "../support/Process.ts"
+import { callService, postTicket, provisionProject, type ServiceProcess, startServiceProcess } from "../support/Process.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const adminToken = "pipeline-durability-admin-token"
-const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }
 const serverUrl = process.env.DATABASE_URL
 const postgres = serverUrl !== undefined && serverUrl !== ""
 const pgReason = "needs a PostgreSQL server: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)"
@@ -91,7 +92,7 @@ const freshDatabase = async (kind: Kind): Promise<Database> => {
 // The service, in a process of its own.
 
 const start = async (database: Database, settings: Record<string, string> = {}): Promise<ServiceProcess> => {
-  const service = await startServiceProcess(process.execPath, ["--import", "tsx", `${root}src/main.ts`], {
+  const service = await startServiceProcess(process.execPath, [`${root}src/main.ts`], {
     REDIS_URL: "",
     ADMIN_TOKEN: adminToken,
     // a receiver on loopback: refused by default on a PostgreSQL server
@@ -110,38 +111,28 @@ const start = async (database: Database, settings: Record<string, string> = {}):
 const tail = (service: ServiceProcess | undefined, lines = 40) =>
   service === undefined ? "" : `\n--- service output (last ${lines} lines) ---\n${service.output().split("\n").slice(-lines).join("\n")}`
 
-interface Delivery {
-  readonly delivery_id: string
-  readonly event: string
-  readonly status: "pending" | "delivered" | "failed"
-  readonly attempts: number
-  readonly last_status_code: number | null
-  readonly last_error: string | null
-  readonly next_attempt_at: string | null
-  readonly created_at: string
+const registerWebhook = async (baseUrl: string, projectId: string, url: string, events?: ReadonlyArray<EventKind>) => {
+  const [webhook, response] = await callService(baseUrl, adminToken, (api) =>
+    api.webhooks.register({
+      params: { pid: projectId },
+      payload: events === undefined ? { url } : { url, events },
+      responseMode: "decoded-and-response"
+    }))
+  if (response.status !== 201) throw new Error(`webhook not registered: ${response.status}`)
+  return { webhookId: webhook.webhook_id, secret: webhook.secret }
 }
 
-const registerWebhook = async (baseUrl: string, projectId: string, url: string, events?: Array<string>) => {
-  const response = await fetch(`${baseUrl}/v1/admin/projects/${projectId}/webhooks`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify(events === undefined ? { url } : { url, events })
-  })
-  if (response.status !== 201) throw new Error(`webhook not registered: ${response.status} ${await response.text()}`)
-  const body = await response.json()
-  return { webhookId: body.webhook_id as string, secret: body.secret as string }
+const deliveryLog = async (baseUrl: string, projectId: string, webhookId: string): Promise<ReadonlyArray<Delivery>> => {
+  const [log, response] = await callService(baseUrl, adminToken, (api) =>
+    api.webhooks.deliveries({ params: { pid: projectId, webhook_id: webhookId }, responseMode: "decoded-and-response" }))
+  if (response.status !== 200) throw new Error(`deliveries log: ${response.status}`)
+  return log.deliveries
 }
 
-const deliveryLog = async (baseUrl: string, projectId: string, webhookId: string): Promise<Array<Delivery>> => {
-  const response = await fetch(`${baseUrl}/v1/admin/projects/${projectId}/webhooks/${webhookId}/deliveries`, { headers: admin })
-  if (response.status !== 200) throw new Error(`deliveries log: ${response.status} ${await response.text()}`)
-  return (await response.json()).deliveries
-}
-
-const createTicket = async (baseUrl: string, auth: Record<string, string>, subject: string) => {
-  const response = await postTicket(baseUrl, auth, { subject, body: `${subject}: the body` })
-  if (response.status !== 202) throw new Error(`ticket not accepted: ${response.status} ${await response.text()}`)
-  return (await response.json()).ticket_id as string
+const createTicket = async (baseUrl: string, key: string, subject: string) => {
+  const [created, response] = await postTicket(baseUrl, key, { subject, body: `${subject}: the body` })
+  if (response.status !== 202) throw new Error(`ticket not accepted: ${response.status}`)
+  return created.ticket_id
 }
 
 /**
@@ -322,9 +313,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
       const settings = { JOB_LEASE: "2s", JOB_POLL_INTERVAL: "300ms", WEBHOOK_TIMEOUT: "2s" }
 
       const first = await start(database, settings)
-      const { auth, projectId } = await provisionProject(first.baseUrl, adminToken, "Crash mid-delivery")
+      const { key, projectId } = await provisionProject(first.baseUrl, adminToken, "Crash mid-delivery")
       const hook = await registerWebhook(first.baseUrl, projectId, `${receiver.url}/crash`, ["ticket_created"])
-      const ticketId = await createTicket(first.baseUrl, auth, "Crash while delivering")
+      const ticketId = await createTicket(first.baseUrl, key, "Crash while delivering")
 
       await waitFor("the first attempt to reach the receiver", () => receiver.requests.length >= 1, {
         context: () => tail(first)
@@ -387,10 +378,10 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
         WEBHOOK_RETRY_SCHEDULE: delays.map((d) => `${d}ms`).join(","),
         JOB_POLL_INTERVAL: "300ms"
       })
-      const { auth, projectId } = await provisionProject(service.baseUrl, adminToken, "Retries")
+      const { key, projectId } = await provisionProject(service.baseUrl, adminToken, "Retries")
       const flaky = await registerWebhook(service.baseUrl, projectId, `${receiver.url}/flaky`, ["ticket_created"])
       const down = await registerWebhook(service.baseUrl, projectId, `${receiver.url}/down`, ["ticket_created"])
-      const ticketId = await createTicket(service.baseUrl, auth, "Is anybody there")
+      const ticketId = await createTicket(service.baseUrl, key, "Is anybody there")
 
       const context = () => `receiver saw:\n${summary(receiver.requests)}${tail(service)}`
       const settled = (webhookId: string, status: Delivery["status"]) =>
@@ -451,9 +442,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
 
       // the default grace period (10 s) is long enough for the attempt in hand
       const first = await start(database, settings)
-      const { auth, projectId } = await provisionProject(first.baseUrl, adminToken, "Graceful")
+      const { key, projectId } = await provisionProject(first.baseUrl, adminToken, "Graceful")
       const hook = await registerWebhook(first.baseUrl, projectId, `${receiver.url}/slow`, ["ticket_created"])
-      const ticketId = await createTicket(first.baseUrl, auth, "Finish me before you go")
+      const ticketId = await createTicket(first.baseUrl, key, "Finish me before you go")
       await waitFor("the attempt to reach the receiver", () => receiver.requests.length >= 1, {
         context: () => tail(first)
       })
@@ -495,9 +486,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
       const settings = { JOB_POLL_INTERVAL: "300ms", JOB_SHUTDOWN_GRACE: "300ms" }
 
       const first = await start(database, settings)
-      const { auth, projectId } = await provisionProject(first.baseUrl, adminToken, "Hand back")
+      const { key, projectId } = await provisionProject(first.baseUrl, adminToken, "Hand back")
       const hook = await registerWebhook(first.baseUrl, projectId, `${receiver.url}/slow`, ["ticket_created"])
-      const ticketId = await createTicket(first.baseUrl, auth, "Hand me back")
+      const ticketId = await createTicket(first.baseUrl, key, "Hand me back")
       await waitFor("the first attempt to reach the receiver", () => receiver.requests.length >= 1, {
         context: () => tail(first)
       })
@@ -557,11 +548,11 @@ describe.skipIf(!postgres)(`two instances on one PostgreSQL${postgres ? "" : ` (
     const settings = { JOB_POLL_INTERVAL: "300ms", JOB_CONCURRENCY: "webhook_delivery=4" }
     const [a, b] = await Promise.all([start(database, settings), start(database, settings)])
     pids.push(a.pid, b.pid)
-    const { auth, projectId } = await provisionProject(a.baseUrl, adminToken, "Two instances")
+    const { key, projectId } = await provisionProject(a.baseUrl, adminToken, "Two instances")
     const hook = await registerWebhook(b.baseUrl, projectId, `${receiver.url}/hook`)
 
     const ticketIds = await Promise.all(
-      Array.from({ length: count }, (_, i) => createTicket(i % 2 === 0 ? a.baseUrl : b.baseUrl, auth, `Ticket ${i}`))
+      Array.from({ length: count }, (_, i) => createTicket(i % 2 === 0 ? a.baseUrl : b.baseUrl, key, `Ticket ${i}`))
     )
     expect(new Set(ticketIds).size).toBe(count)
 

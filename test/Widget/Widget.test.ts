@@ -8,8 +8,8 @@
  *
  * Screenshots of the open panel go to `.artifacts/` at the repository root.
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { layer } from "@effect/vitest"
-import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -17,7 +17,14 @@ import { gzipSync } from "node:zlib"
 import { type Browser, chromium, type Request } from "playwright-core"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { seedDemo } from "../../src/Demo/Demo.ts"
-import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+import {
+  adminToken,
+  type ApiClient,
+  createProject,
+  TestServer,
+  type TestServerShape,
+  testServer
+} from "../support/TestServer.ts"
 import {
   artifactsDir,
   chromiumPath,
@@ -55,18 +62,36 @@ const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 10).replace(/\
 
 const isTicketPost = (request: Request) => request.method() === "POST" && new URL(request.url()).pathname === "/v1/tickets"
 
+type Project = Effect.Success<ReturnType<typeof createProject>>
+
+/** A call of the contract's typed client, authenticated with `token`, from the promise-style browser code. */
+const call = <A, E>(server: TestServerShape, token: string, request: (api: ApiClient) => Effect.Effect<A, E>) =>
+  Effect.runPromise(Effect.flatMap(server.api(token), request))
+
 /** The tickets whose text contains `word`, through unified search with the project's full key. */
 const ticketsMatching = async (server: TestServerShape, key: string, word: string) => {
-  const found = await server.request("GET", `/v1/search?q=${encodeURIComponent(word)}&types=tickets`, { key })
-  expect(found.status, found.text).toBe(200)
-  return found.body as { total: number; results: Array<{ id: string; ticket_number: number; title: string }> }
+  const [found, response] = await call(server, key, (api) =>
+    api.search.search({ query: { q: word, types: ["tickets"] }, responseMode: "decoded-and-response" }))
+  expect(response.status).toBe(200)
+  const results = found.results.flatMap((result) => (result.type === "ticket" ? [result] : []))
+  expect(results, "only tickets were asked for").toHaveLength(found.results.length)
+  return { total: found.total, results }
 }
 
 const adminTicket = async (server: TestServerShape, projectId: string, ticketId: string) => {
-  const read = await server.request("GET", `/v1/admin/projects/${projectId}/tickets/${ticketId}`, { key: adminToken })
-  expect(read.status, read.text).toBe(200)
-  return read.body
+  const [ticket, response] = await call(server, adminToken, (api) =>
+    api.admin.getTicket({ params: { pid: projectId, id: ticketId }, responseMode: "decoded-and-response" }))
+  expect(response.status).toBe(200)
+  return ticket
 }
+
+const createArticle = (
+  server: TestServerShape,
+  projectId: string,
+  payload: { title: string; body: string; category: string; published: boolean }
+) =>
+  call(server, adminToken, (api) =>
+    api.admin.createArticle({ params: { pid: projectId }, payload, responseMode: "decoded-and-response" }))
 
 /** The ticket number the status line shows, once it shows one. */
 const shownTicketNumber = async (session: Session) => {
@@ -92,17 +117,14 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
     /** A test with the service, a project with a widget key, and a fresh browser context. */
     const browserTest = (
       name: string,
-      body: (
-        server: TestServerShape,
-        project: Awaited<ReturnType<typeof createProject>>
-      ) => Promise<void>
+      body: (server: TestServerShape, project: Project) => Promise<void>
     ) =>
       it.effect(name, () =>
-        Effect.flatMap(TestServer, (server) =>
-          Effect.promise(async () => {
-            const project = await createProject(server, name.slice(0, 60))
-            await body(server, project)
-          })))
+        Effect.gen(function*() {
+          const server = yield* TestServer
+          const project = yield* createProject(server, name.slice(0, 60))
+          yield* Effect.promise(() => body(server, project))
+        }))
 
     /** The page of `options` in a fresh context; no uncaught exception may reach the page. */
     const onPage = async (
@@ -535,15 +557,19 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
         "Resetting a team member's password"
       ]
       for (const [i, title] of titles.entries()) {
-        const created = await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
-          key: adminToken,
-          body: { title, body: `Article ${i}: to reset a password, open Settings and choose Reset password.`, category: "account", published: true }
+        const [, created] = await createArticle(server, projectId, {
+          title,
+          body: `Article ${i}: to reset a password, open Settings and choose Reset password.`,
+          category: "account",
+          published: true
         })
-        expect(created.status, created.text).toBe(201)
+        expect(created.status).toBe(201)
       }
-      await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
-        key: adminToken,
-        body: { title: "Draft: reset password internals", body: "reset password", category: "account", published: false }
+      await createArticle(server, projectId, {
+        title: "Draft: reset password internals",
+        body: "reset password",
+        category: "account",
+        published: false
       })
       await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async ({ page }) => {
         await openPanel(page)
@@ -563,11 +589,13 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
 
     browserTest("an article title with markup is shown as text, never run", async (server, { widgetKey, projectId }) => {
       const title = `Reset password <img src=x onerror="window.__widgetXss=1"> guide`
-      const created = await server.request("POST", `/v1/admin/projects/${projectId}/articles`, {
-        key: adminToken,
-        body: { title, body: "How to reset a password.", category: "account", published: true }
+      const [, created] = await createArticle(server, projectId, {
+        title,
+        body: "How to reset a password.",
+        category: "account",
+        published: true
       })
-      expect(created.status, created.text).toBe(201)
+      expect(created.status).toBe(201)
       await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async ({ page }) => {
         await openPanel(page)
         await field(page, "subject").pressSequentially("reset password", { delay: 30 })
@@ -802,7 +830,7 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
       Effect.gen(function*() {
         const server = yield* TestServer
         // what `npm start` does on a new embedded database
-        yield* seedDemo().pipe(Effect.provide(NodeContext.layer), Effect.orDie)
+        yield* seedDemo().pipe(Effect.provide(NodeServices.layer), Effect.orDie)
         yield* Effect.promise(() =>
           withPage(browser, {}, async (session) => {
             const { page } = session
@@ -815,13 +843,16 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
             expect(source).toContain(JSON.stringify(demoKey))
             expect(demoKey).toMatch(/^tf_/)
 
-            const filed = await server.request("POST", "/v1/tickets", {
-              key: demoKey,
-              body: { subject: "From the demo key", body: "Hello" }
-            })
-            expect(filed.status, filed.text).toBe(202)
-            const search = await server.request("GET", "/v1/search?q=password", { key: demoKey })
-            expect(search.status, search.text).toBe(403)
+            const [, filed] = await call(server, demoKey, (api) =>
+              api.tickets.create({
+                payload: { subject: "From the demo key", body: "Hello" },
+                headers: {},
+                responseMode: "decoded-and-response"
+              }))
+            expect(filed.status).toBe(202)
+            const refused = await call(server, demoKey, (api) => Effect.flip(api.search.search({ query: { q: "password" } })))
+            expect(refused._tag).toBe("Forbidden")
+            expect(refused).toHaveProperty("status", 403)
 
             // and the widget on it finds the demo help centre
             await openPanel(page)

@@ -1,13 +1,14 @@
 // The client unchanged in a browser (Debian's Chromium through playwright-core): bundled from
 // src/client as a page would load it, on another origin than the service, so every call goes
 // through CORS. PGlite only: what is under test is the browser side.
+import type { Effect } from "effect"
 import { build } from "esbuild"
 import { createHmac } from "node:crypto"
 import { existsSync } from "node:fs"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumPath, type HostSite, startHostSite } from "../Widget/Harness.ts"
-import { createProject, startTestServer } from "../support/TestServer.ts"
+import { type createProject, startTestServer } from "../support/TestServer.ts"
 
 const skipReason = existsSync(chromiumPath)
   ? undefined
@@ -17,7 +18,7 @@ describe.skipIf(skipReason !== undefined)(`the client in Chromium${skipReason ? 
   let browser: Browser
   let site: HostSite
   let service: Awaited<ReturnType<typeof startTestServer>>
-  let project: Awaited<ReturnType<typeof createProject>>
+  let project: Effect.Success<ReturnType<typeof createProject>>
   let bundle: string
 
   beforeAll(async () => {
@@ -34,7 +35,7 @@ describe.skipIf(skipReason !== undefined)(`the client in Chromium${skipReason ? 
     browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
     site = await startHostSite()
     service = await startTestServer("pglite")
-    project = await createProject(service, "Browser")
+    project = await service.createProject("Browser")
   }, 120_000)
 
   afterAll(async () => {

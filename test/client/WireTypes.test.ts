@@ -1,18 +1,17 @@
 // The client's hand-written wire types against the schemas the service itself encodes and
 // decodes with. The checks are made by the type checker (`npm run check`, which covers test/):
 // a field added, renamed or retyped on one side and not the other fails the build.
-import type { Schema } from "effect"
 import { describe, expectTypeOf, it } from "vitest"
 import type * as Client from "../../src/client/index.ts"
 import type { ArticleSearchResults } from "../../src/Domain/Article.ts"
 import type { SearchTypes, UnifiedSearchResults } from "../../src/Domain/Search.ts"
 import type {
   AddMessageInput,
+  CreateTicketInput,
   Message,
   MessageCreated,
   Ticket,
-  TicketCreated,
-  CreateTicketInput
+  TicketCreated
 } from "../../src/Domain/Ticket.ts"
 import type { Health } from "../../src/Health/Api.ts"
 import type { EventKind } from "../../src/Domain/Events.ts"
@@ -22,18 +21,18 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 describe("the client's wire types are the service's", () => {
   it("answers", () => {
-    expectTypeOf<Client.Ticket>().toEqualTypeOf<Schema.Schema.Type<typeof Ticket>>()
-    expectTypeOf<Client.Message>().toEqualTypeOf<Schema.Schema.Type<typeof Message>>()
-    expectTypeOf<Client.CreatedTicket>().toEqualTypeOf<Schema.Schema.Type<typeof TicketCreated>>()
-    expectTypeOf<Client.AddedMessage>().toEqualTypeOf<Schema.Schema.Type<typeof MessageCreated>>()
+    expectTypeOf<Client.Ticket>().toEqualTypeOf<typeof Ticket.Type>()
+    expectTypeOf<Client.Message>().toEqualTypeOf<typeof Message.Type>()
+    expectTypeOf<Client.CreatedTicket>().toEqualTypeOf<typeof TicketCreated.Type>()
+    expectTypeOf<Client.AddedMessage>().toEqualTypeOf<typeof MessageCreated.Type>()
     expectTypeOf<Client.ArticleSearchResponse>().toEqualTypeOf<ArticleSearchResults>()
-    expectTypeOf<Client.SearchResponse>().toEqualTypeOf<Schema.Schema.Type<typeof UnifiedSearchResults>>()
-    expectTypeOf<Client.Health>().toEqualTypeOf<Schema.Schema.Type<typeof Health>>()
+    expectTypeOf<Client.SearchResponse>().toEqualTypeOf<typeof UnifiedSearchResults.Type>()
+    expectTypeOf<Client.Health>().toEqualTypeOf<typeof Health.Type>()
   })
 
   it("requests: the fields the service accepts, as it receives them", () => {
-    expectTypeOf<Mutable<Client.CreateTicketInput>>().toEqualTypeOf<Mutable<Schema.Schema.Encoded<typeof CreateTicketInput>>>()
-    expectTypeOf<Mutable<Client.AddMessageInput>>().toEqualTypeOf<Mutable<Schema.Schema.Encoded<typeof AddMessageInput>>>()
+    expectTypeOf<Mutable<Client.CreateTicketInput>>().toEqualTypeOf<Mutable<typeof CreateTicketInput.Encoded>>()
+    expectTypeOf<Mutable<Client.AddMessageInput>>().toEqualTypeOf<Mutable<typeof AddMessageInput.Encoded>>()
   })
 
   it("names", () => {

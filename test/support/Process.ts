@@ -1,5 +1,7 @@
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
+import type { ApiClient } from "./TestServer.ts"
 
 /** A loopback port nobody listens on right now. */
 export const freePort = () =>
@@ -20,22 +22,32 @@ export interface RunningService {
   readonly crash: () => Promise<void>
 }
 
-const json = { "content-type": "application/json" }
+/**
+ * A call of the contract's typed client to a service running in another process, sending `token`
+ * (a project key or the admin token) if given; for suites written with plain promises.
+ */
+export const callService = async <A, E>(
+  baseUrl: string,
+  token: string | undefined,
+  request: (api: ApiClient) => Effect.Effect<A, E>
+): Promise<A> => {
+  // loaded on first use: the benchmark, which takes only freePort from here, needs none of the service
+  const { apiClient } = await import("./TestServer.ts")
+  return Effect.runPromise(Effect.flatMap(apiClient(baseUrl, token), request))
+}
 
 /** A project and its full key on a service running in another process, through the admin API. */
 export const provisionProject = async (baseUrl: string, adminToken: string, name: string) => {
-  const response = await fetch(`${baseUrl}/v1/admin/projects`, {
-    method: "POST",
-    headers: { ...json, authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ name })
-  })
-  if (response.status !== 201) throw new Error(`project not created: ${response.status} ${await response.text()}`)
-  const project = await response.json()
-  return { projectId: project.project_id as string, auth: { authorization: `Bearer ${project.api_key}` } }
+  const [project, response] = await callService(baseUrl, adminToken, (api) =>
+    api.admin.createProject({ payload: { name }, responseMode: "decoded-and-response" }))
+  if (response.status !== 201) throw new Error(`project not created: ${response.status}`)
+  return { projectId: project.project_id, key: project.api_key }
 }
 
-export const postTicket = (baseUrl: string, auth: Record<string, string>, ticket: { subject: string; body: string }) =>
-  fetch(`${baseUrl}/v1/tickets`, { method: "POST", headers: { ...json, ...auth }, body: JSON.stringify(ticket) })
+/** Files a ticket with the project's key: what the service answered, and the response it came in. */
+export const postTicket = (baseUrl: string, key: string, ticket: { subject: string; body: string }) =>
+  callService(baseUrl, key, (api) =>
+    api.tickets.create({ payload: ticket, headers: {}, responseMode: "decoded-and-response" }))
 
 export interface ServiceProcess extends RunningService {
   /** the operating-system process id of the service */
