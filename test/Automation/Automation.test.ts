@@ -1,13 +1,21 @@
 import { layer } from "@effect/vitest"
 import { Effect } from "effect"
-import type { HttpClientResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
 import { matches, type TicketFacts } from "../../src/Automation/Conditions.ts"
 import type { Condition, CreateRuleInput } from "../../src/Domain/Automation.ts"
-import type { CreateTicketInput } from "../../src/Domain/Ticket.ts"
+import {
+  adminRead,
+  agentMessage,
+  contactMessage,
+  createAgent,
+  createTicket,
+  jobsOf,
+  settled,
+  updateTicket,
+  withStatus
+} from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
-import { eventually } from "../support/Eventually.ts"
 import { stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
@@ -93,13 +101,6 @@ describe("automation conditions", () => {
 
 // --- over HTTP -------------------------------------------------------------------------------
 
-interface JobRow {
-  readonly kind: string
-  readonly status: string
-  readonly event: string | null
-  readonly last_error: string | null
-}
-
 /** The events sent for a ticket: one delivery each to the one endpoint a test registers. */
 const eventsSent = (ticketId: string) =>
   Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
@@ -121,47 +122,12 @@ const registerReceiver = (server: TestServerShape, projectId: string) =>
     return hook
   })
 
-const jobsOf = (ticketId: string) =>
-  Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
-    sql<JobRow>`
-      SELECT kind, status, payload->>'kind' AS event, last_error FROM jobs
-      WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`.pipe(Effect.orDie))
-
-/**
- * Every job of the ticket is finished, and so every job they enqueue exists: a job's follow-up
- * work is written in the same transaction that finishes the change causing it.
- */
-const settled = (ticketId: string) =>
-  eventually(
-    `the jobs of ticket ${ticketId} to finish`,
-    Effect.map(jobsOf(ticketId), (jobs) => ({
-      done: jobs.every((job) => job.status === "done" || job.status === "failed"),
-      value: jobs
-    }))
-  )
-
 /** `fetch` for what the typed client cannot send: bodies the contract refuses. */
 const call = (server: TestServerShape, ...args: Parameters<TestServerShape["request"]>) =>
   Effect.promise(() => server.request(...args))
 
-/** A typed call made with `responseMode: "decoded-and-response"`, as its answer and HTTP status. */
-const withStatus = <A, E, R>(call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>) =>
-  Effect.map(call, ([value, response]) => ({ value, status: response.status }))
-
 // the setup and reads of a test: a failure there is no outcome under test, so it dies
 const asAdmin = (server: TestServerShape) => server.api(adminToken)
-
-const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
-  Effect.flatMap(asAdmin(server), (admin) => admin.admin.getTicket({ params: { pid: projectId, id: ticketId } })).pipe(
-    Effect.orDie
-  )
-
-const createTicket = (server: TestServerShape, key: string, payload: CreateTicketInput) =>
-  Effect.flatMap(server.api(key), (api) => api.tickets.create({ payload, headers: {} })).pipe(Effect.orDie)
-
-const createAgent = (server: TestServerShape, projectId: string, email: string, name: string) =>
-  Effect.flatMap(asAdmin(server), (admin) => admin.admin.createAgent({ params: { pid: projectId }, payload: { email, name } }))
-    .pipe(Effect.orDie)
 
 const createRule = (server: TestServerShape, projectId: string, rule: CreateRuleInput) =>
   Effect.flatMap(asAdmin(server), (admin) => admin.automation.create({ params: { pid: projectId }, payload: rule })).pipe(
@@ -174,39 +140,6 @@ const runsOf = (server: TestServerShape, projectId: string, ruleId: string) =>
     Effect.map((list) => list.runs),
     Effect.orDie
   )
-
-/** A contact's message through the public API, with its status. */
-const contactMessage = (server: TestServerShape, key: string, ticketId: string, body: string, contactEmail: string) =>
-  Effect.flatMap(server.api(key), (api) =>
-    withStatus(api.tickets.addMessage({
-      params: { id: ticketId },
-      payload: { body, contact_email: contactEmail },
-      headers: {},
-      responseMode: "decoded-and-response"
-    })))
-
-/** An operator's message on a ticket, with its status. */
-const agentMessage = (server: TestServerShape, projectId: string, ticketId: string, body: string, internal?: boolean) =>
-  Effect.flatMap(asAdmin(server), (admin) =>
-    withStatus(admin.admin.addAgentMessage({
-      params: { pid: projectId, id: ticketId },
-      payload: internal === undefined ? { body } : { body, internal },
-      responseMode: "decoded-and-response"
-    })))
-
-/** An operator's change of a ticket, with its status. */
-const updateTicket = (
-  server: TestServerShape,
-  projectId: string,
-  ticketId: string,
-  payload: Parameters<Effect.Success<ReturnType<typeof asAdmin>>["admin"]["updateTicket"]>[0]["payload"]
-) =>
-  Effect.flatMap(asAdmin(server), (admin) =>
-    withStatus(admin.admin.updateTicket({
-      params: { pid: projectId, id: ticketId },
-      payload,
-      responseMode: "decoded-and-response"
-    })))
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -422,7 +355,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         yield* settled(miss.ticket_id)
 
         const ticket = yield* adminRead(server, projectId, hit.ticket_id)
-        expect(ticket.assignee).toEqual({ id: agent.agent_id, email: "billing@support.example", name: "Bill Ing" })
+        expect(ticket.assignee).toEqual({ id: agent.value.agent_id, email: "billing@support.example", name: "Bill Ing" })
         expect(ticket.tags).toEqual(["Billing-Auto"])
         expect(ticket.status).toBe("in_progress")
         const publicRead = yield* Effect.flatMap(server.api(key), (api) =>
@@ -608,13 +541,13 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         })
         yield* settled(created.ticket_id)
         const assigned = yield* adminRead(server, projectId, created.ticket_id)
-        expect(assigned.assignee?.id).toBe(agent.agent_id)
+        expect(assigned.assignee?.id).toBe(agent.value.agent_id)
         const reply = yield* contactMessage(server, key, created.ticket_id, "Any update?", "cfo@bigcorp.example")
         expect(reply.status).toBe(201)
         yield* settled(created.ticket_id)
         const ticket = yield* adminRead(server, projectId, created.ticket_id)
         expect(ticket.notifications).toMatchObject([{
-          agent: { id: agent.agent_id, email: "vip@support.example" },
+          agent: { id: agent.value.agent_id, email: "vip@support.example" },
           reason: "ticket_replied",
           message_id: reply.value.message_id,
           email_status: "not_configured"

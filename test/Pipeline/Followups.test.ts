@@ -1,25 +1,23 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import type { HttpClientResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { AdminTicket, CreateTicketInput, UpdateTicketInput } from "../../src/Domain/Ticket.ts"
+import type { AdminTicket } from "../../src/Domain/Ticket.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { Notifier } from "../../src/Notifier/Notifier.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
+import {
+  adminRead,
+  contactMessage,
+  createAgent,
+  createTicket,
+  settled,
+  updateTicket,
+  withStatus
+} from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { type StubAnswerer, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
-
-/** A typed call made with `responseMode: "decoded-and-response"`, as its answer and HTTP status. */
-const withStatus = <A, E, R>(call: Effect.Effect<readonly [A, HttpClientResponse.HttpClientResponse], E, R>) =>
-  Effect.map(call, ([value, response]) => ({ value, status: response.status }))
-
-// the setup and reads of a test: a failure there is no outcome under test, so it dies
-const adminRead = (server: TestServerShape, projectId: string, ticketId: string) =>
-  Effect.flatMap(server.api(adminToken), (admin) => admin.admin.getTicket({ params: { pid: projectId, id: ticketId } })).pipe(
-    Effect.orDie
-  )
 
 /** The public read, and the JSON as sent: what it must not show, decoding would drop unseen. */
 const publicRead = (server: TestServerShape, key: string, ticketId: string) =>
@@ -30,56 +28,12 @@ const publicRead = (server: TestServerShape, key: string, ticketId: string) =>
       Effect.orDie
     )
 
-/** An agent of the project, through the operator API, with its status. */
-const createAgent = (server: TestServerShape, projectId: string, email: string, name: string) =>
-  Effect.flatMap(server.api(adminToken), (admin) =>
-    withStatus(admin.admin.createAgent({
-      params: { pid: projectId },
-      payload: { email, name },
-      responseMode: "decoded-and-response"
-    })))
-
-/** A contact's message through the public API, with its status. */
-const contactMessage = (server: TestServerShape, key: string, ticketId: string, body: string, contactEmail: string) =>
-  Effect.flatMap(server.api(key), (api) =>
-    withStatus(api.tickets.addMessage({
-      params: { id: ticketId },
-      payload: { body, contact_email: contactEmail },
-      headers: {},
-      responseMode: "decoded-and-response"
-    })))
-
-/** An operator's change of a ticket, with its status. */
-const updateTicket = (server: TestServerShape, projectId: string, ticketId: string, payload: UpdateTicketInput) =>
-  Effect.flatMap(server.api(adminToken), (admin) =>
-    withStatus(admin.admin.updateTicket({
-      params: { pid: projectId, id: ticketId },
-      payload,
-      responseMode: "decoded-and-response"
-    })))
-
 /** The admin read once triage has finished (status `done`). */
 const triaged = (server: TestServerShape, projectId: string, ticketId: string) =>
   eventually(
     `triage of ticket ${ticketId}`,
     Effect.map(adminRead(server, projectId, ticketId), (ticket) => ({ done: ticket.triage.status === "done", value: ticket }))
   )
-
-/** Every job of the ticket is finished (done or failed for good): nothing more will change it. */
-const settled = (ticketId: string) =>
-  eventually(
-    `the jobs of ticket ${ticketId} to finish`,
-    Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
-      sql<{ kind: string; status: string; attempts: number; last_error: string | null }>`
-        SELECT kind, status, attempts, last_error FROM jobs WHERE ticket_id = ${ticketId} ORDER BY created_at, kind`
-        .pipe(
-          Effect.orDie,
-          Effect.map((jobs) => ({ done: jobs.every((job) => job.status === "done" || job.status === "failed"), value: jobs }))
-        ))
-  )
-
-const createTicket = (server: TestServerShape, key: string, payload: CreateTicketInput) =>
-  Effect.flatMap(server.api(key), (api) => api.tickets.create({ payload, headers: {} })).pipe(Effect.orDie)
 
 const systemNotes = (ticket: AdminTicket) => ticket.messages.filter((message) => message.author_type === "system")
 
