@@ -10,6 +10,20 @@ import { Search } from "./Search/Search.ts"
 import { Tickets } from "./Tickets/Tickets.ts"
 import { Webhooks } from "./Webhooks/Webhooks.ts"
 
+/** What ServicesLive provides, by key. */
+export const serviceKeys = [
+  Projects,
+  Tickets,
+  Articles,
+  Search,
+  Agents,
+  AdminToken,
+  Idempotency,
+  RateLimit,
+  Webhooks,
+  Automation
+] as const
+
 /**
  * The composition root: every service of the HTTP API and of the background pipeline, each
  * with the repositories it needs. It needs the settings and the database; the server, the

@@ -1,6 +1,6 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Layer, References } from "effect"
+import { Effect, Layer, References } from "effect"
 import { createServer } from "node:http"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
@@ -19,4 +19,9 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) =>
   )
 )).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
 
-Layer.launch(MainLive).pipe(NodeRuntime.runMain)
+Layer.launch(MainLive).pipe(
+  // no trace exporter is configured, so spans (one per request, one per query) would be built
+  // only to be dropped
+  Effect.withTracerEnabled(false),
+  NodeRuntime.runMain
+)

@@ -1,5 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
+import { SqlClient } from "effect/sql"
 import { Context, Effect, Layer, Option, type Redacted, Schedule, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as Migrator from "./Migrator.ts"
@@ -67,3 +68,6 @@ export const layer = Layer.unwrap(AppConfig.useSync((config) =>
   (database) => Migrator.layer.pipe(Layer.provideMerge(database)),
   Layer.provide(NodeServices.layer)
 )
+
+/** What `layer` provides, by key. */
+export const serviceKeys = [SqlClient.SqlClient, PgClient.PgClient, DatabaseInfo, Pglite.EmbeddedNotifications] as const

@@ -1,5 +1,5 @@
-import { ByteSize, Cause, Effect, SchemaIssue } from "effect"
-import { HttpBody, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Context, Effect, References, SchemaIssue } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
@@ -48,17 +48,45 @@ const decodeMessage = (error: HttpApiError.HttpApiSchemaError) => {
   return issue.message
 }
 
-// /health too: it needs no key, and a browser can only read it (the client's health()) with CORS
-const isPublicPath = (path: string) =>
-  path === "/widget.js" || path === "/health" || (path.startsWith("/v1/") && !path.startsWith("/v1/admin"))
+type Cors = "none" | "origin" | "api"
 
-const corsHeaders = {
+/**
+ * The public API answers browsers on any site; the operator API does not. /health and the widget
+ * script need no key and carry no headers worth reading, so they get the origin alone (the
+ * client's health() reads /health from a browser).
+ */
+const corsOf = (path: string): Cors =>
+  path.startsWith("/v1/")
+    ? path.startsWith("/v1/admin") ? "none" : "api"
+    : path === "/health" || path === "/widget.js"
+    ? "origin"
+    : "none"
+
+const exposedHeaders =
+  "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed"
+
+// the methods, headers and max age matter only to a preflight
+const preflightHeaders = {
   "access-control-allow-origin": "*",
+  "access-control-expose-headers": exposedHeaders,
   "access-control-allow-methods": "GET, POST, OPTIONS",
   "access-control-allow-headers": "Authorization, Content-Type, Idempotency-Key, X-Request-Id",
-  "access-control-expose-headers":
-    "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed",
   "access-control-max-age": "86400"
+}
+
+const jsonWithCharset = "application/json; charset=utf-8"
+
+/**
+ * What every answer gets on its way out. The JSON type is set as a header, which wins over the
+ * body's own: replacing the body would turn the text that Node writes in one go with the head
+ * into bytes written after it. Each header costs on every answer, so only what is needed.
+ */
+const finalHeaders = (requestId: string, cors: Cors, json: boolean): Record<string, string> => {
+  const headers: Record<string, string> = { "x-request-id": requestId }
+  if (json) headers["content-type"] = jsonWithCharset
+  if (cors !== "none") headers["access-control-allow-origin"] = "*"
+  if (cors === "api") headers["access-control-expose-headers"] = exposedHeaders
+  return headers
 }
 
 /** What a failure looks like on the wire: an expected one as its envelope, anything else as a logged 500. */
@@ -105,12 +133,6 @@ const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, r
   )
 }
 
-/** The content type lives on the body, which re-applies it to the headers: replace the body's. */
-const withCharset = (response: HttpServerResponse.HttpServerResponse) =>
-  response.body._tag === "Uint8Array" && response.body.contentType === "application/json"
-    ? HttpServerResponse.setBody(response, HttpBody.uint8Array(response.body.body, "application/json; charset=utf-8"))
-    : response
-
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
 
 const jsonContentType = (contentType: string | undefined) =>
@@ -122,31 +144,48 @@ const jsonContentType = (contentType: string | undefined) =>
  */
 const envelopeMiddleware = (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled> =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incomingId = request.headers["x-request-id"]
     const requestId = incomingId !== undefined && saneRequestId.test(incomingId) ? incomingId : crypto.randomUUID()
-    const path = request.url.split("?", 1)[0]!
-    const cors = isPublicPath(path)
+    const url = request.url
+    const query = url.indexOf("?")
+    const path = query === -1 ? url : url.slice(0, query)
+    const cors = corsOf(path)
     const finish = (response: HttpServerResponse.HttpServerResponse) =>
       HttpServerResponse.setHeaders(
-        withCharset(response),
-        cors ? { "x-request-id": requestId, ...corsHeaders } : { "x-request-id": requestId }
+        response,
+        finalHeaders(
+          requestId,
+          cors,
+          response.body._tag === "Uint8Array" && response.body.contentType === "application/json"
+        )
       )
 
-    if (request.method === "OPTIONS" && cors) return Effect.succeed(finish(HttpServerResponse.empty({ status: 204 })))
+    if (request.method === "OPTIONS" && cors !== "none") {
+      return Effect.succeed(
+        HttpServerResponse.empty({ status: 204, headers: { "x-request-id": requestId, ...preflightHeaders } })
+      )
+    }
+    // The request's own fiber ends with this answer, so what is added to its context here needs
+    // no restoring (the router sets its route the same way)
+    let context = Context.add(fiber.context, References.CurrentLogAnnotations, {
+      ...fiber.getRef(References.CurrentLogAnnotations),
+      request_id: requestId
+    })
     if (hasBody(request.method)) {
       if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
       if (!jsonContentType(request.headers["content-type"])) {
         return Effect.succeed(finish(envelope(400, "VALIDATION_ERROR", "Content-Type must be application/json")))
       }
+      context = Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize)
     }
-    return app.pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-      Effect.catchCause((cause) => toResponse(cause, path, request.method, requestId)),
-      Effect.map(finish),
-      Effect.annotateLogs("request_id", requestId)
-    )
+    fiber.setContext(context)
+    return Effect.matchCauseEffect(app, {
+      onSuccess: (response) => Effect.succeed(finish(response)),
+      onFailure: (cause) => Effect.map(toResponse(cause, path, request.method, requestId), finish)
+    })
   })
 
 export const EnvelopeLive = HttpRouter.middleware(envelopeMiddleware, { global: true })

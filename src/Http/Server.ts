@@ -1,28 +1,57 @@
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Context, Effect, FileSystem, Layer, Path, type Scope, Stdio, Terminal } from "effect"
+import { Etag, HttpPlatform, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { ChildProcessSpawner } from "effect/process"
+import { Agents } from "../Admin/Agents.ts"
 import { AdminHttpLive } from "../Admin/Http.ts"
 import { Api } from "../Api.ts"
+import { Articles } from "../Articles/Articles.ts"
+import { AppConfig } from "../Config.ts"
+import * as Database from "../Database/Database.ts"
 import { ArticlesHttpLive } from "../Articles/Http.ts"
+import { Automation } from "../Automation/Automation.ts"
 import { AutomationHttpLive } from "../Automation/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { serviceKeys } from "../Services.ts"
 import { SearchHttpLive } from "../Search/Http.ts"
+import { Search } from "../Search/Search.ts"
 import { SiteHttpLive } from "../Site/Http.ts"
 import { TicketsHttpLive } from "../Tickets/Http.ts"
+import { Tickets } from "../Tickets/Tickets.ts"
 import { WebhooksHttpLive } from "../Webhooks/Http.ts"
+import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
 import { EnvelopeLive } from "./Envelope.ts"
+import { Idempotency } from "./Idempotency.ts"
+import { AdminAuth, ProjectAuth } from "./Security.ts"
+
+type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Service.Identifier<Keys[number]>
+
+/**
+ * Builds a group of handlers from only the services it names. HttpApiBuilder merges the context
+ * a group was built in into that of every request the group serves: built amid every service of
+ * the process, that is all of them set again on every request; built from what it uses, a
+ * handful. The type checks that the list is complete.
+ */
+const builtFrom = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...keys: Keys) =>
+<A, E>(group: Layer.Layer<A, E, Identifiers<Keys>>): Layer.Layer<A, E, Identifiers<Keys>> =>
+  Layer.fromBuild((memoMap, scope) =>
+    Layer.buildWithMemoMap(group, memoMap, scope).pipe(
+      Effect.updateContext((context: Context.Context<Identifiers<Keys>>) => Context.pick(...keys)(context) as Context.Context<Identifiers<Keys>>)
+    )
+  )
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([
-    HealthHttpLive,
-    TicketsHttpLive,
-    ArticlesHttpLive,
-    SearchHttpLive,
-    AdminHttpLive,
-    WebhooksHttpLive,
-    AutomationHttpLive,
-    SiteHttpLive
+    HealthHttpLive.pipe(builtFrom()),
+    TicketsHttpLive.pipe(builtFrom(Tickets, Idempotency, ProjectAuth)),
+    ArticlesHttpLive.pipe(builtFrom(Articles, ProjectAuth)),
+    SearchHttpLive.pipe(builtFrom(Search, ProjectAuth)),
+    AdminHttpLive.pipe(builtFrom(Projects, Articles, Tickets, Agents, AdminAuth)),
+    WebhooksHttpLive.pipe(builtFrom(Webhooks, AdminAuth)),
+    AutomationHttpLive.pipe(builtFrom(Automation, AdminAuth)),
+    SiteHttpLive.pipe(builtFrom(Database.DatabaseInfo, Projects))
   ]),
   Layer.provide([ProjectAuthLive, AdminAuthLive])
 )
@@ -31,9 +60,34 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
 export const RoutesLive = Layer.mergeAll(ApiRoutes, HttpApiSwagger.layer(Api, { path: "/docs" }), EnvelopeLive)
 
 /**
+ * A request's fiber starts from the context the server is built in, which HttpApiBuilder copies
+ * on every request to merge in its group's. Handlers reach the services through their groups and
+ * nothing answers with files, so requests go without the services, ours and the platform's: what
+ * is left to copy is the runtime's settings (log level, tracing, clock) and the request itself.
+ */
+const withoutServices = Context.omit(
+  AppConfig,
+  ...Database.serviceKeys,
+  ...serviceKeys,
+  HttpServer.HttpServer,
+  HttpPlatform.HttpPlatform,
+  Etag.Generator,
+  FileSystem.FileSystem,
+  Path.Path,
+  Stdio.Stdio,
+  Terminal.Terminal,
+  ChildProcessSpawner.ChildProcessSpawner,
+  Layer.CurrentMemoMap
+)
+
+/**
  * The service on `server`. Every route is built before the server layer is, so the socket
  * opens only when it can answer: a socket open before that would accept requests that nothing
  * ever answers.
  */
 export const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
-  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) => HttpServer.serve(app).pipe(Layer.provideMerge(server))))
+  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) =>
+    Layer.effectDiscard(
+      Effect.flatMap(HttpServer.HttpServer, (http) =>
+        http.serve(app).pipe(Effect.updateContext((context: Context.Context<Scope.Scope>) => withoutServices(context))))
+    ).pipe(Layer.provideMerge(server))))
