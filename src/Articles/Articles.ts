@@ -22,7 +22,9 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
   make: Effect.gen(function*() {
     const repo = yield* ArticlesRepo
 
-    const search = Effect.fn("Articles.search")(function*(projectId: string, q: string, limit: number) {
+    // untraced on the hot paths: a traced function captures a stack and opens a span on every
+    // call, some 5 µs even with no tracer installed
+    const search = Effect.fnUntraced(function*(projectId: string, q: string, limit: number) {
       return yield* repo.search(projectId, q, limit)
     })
 

@@ -3,4 +3,4 @@ import { Layer, type Redacted } from "effect"
 
 /** A PostgreSQL server, shared by every instance of the service. */
 export const layer = (url: Redacted.Redacted, maxConnections: number) =>
-  PgClient.layer({ url, maxConnections, applicationName: "support-ticketing" }).pipe(Layer.orDie)
+  PgClient.layer({ url, maxConnections, applicationName: "support-ticketing", multiplex: true }).pipe(Layer.orDie)

@@ -34,6 +34,15 @@ export const some = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): 
 export const run = <E, R>(query: Effect.Effect<unknown, E, R>): Effect.Effect<void, never, R> =>
   Effect.orDie(Effect.asVoid(query))
 
+/**
+ * A timestamptz column as the API shows it (ISO 8601, UTC, milliseconds), formatted by the
+ * database, for the reads on hot paths: decoding a string there is cheaper than the driver
+ * building a Date for every field and the row decoding formatting it again. Read it with
+ * `Fields.TimestampText`.
+ */
+export const isoUtc = (sql: SqlClient.SqlClient, column: string) =>
+  sql.literal(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+
 /** Runs `effect` in a transaction of `sql`; the database failing to begin or commit is a defect. */
 export const transaction = (sql: SqlClient.SqlClient) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -115,6 +115,9 @@ export const TimestampFromRow = Schema.Union([Schema.Date, Schema.String]).pipe(
   )
 )
 
+/** A timestamp column that the query formatted itself (`Rows.isoUtc`): already as the API shows it. */
+export const TimestampText = Schema.String
+
 /** An integer column: PostgreSQL's int8 arrives as a bigint (or text), int4 as a number. */
 export const IntFromRow = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
   Schema.decodeTo(

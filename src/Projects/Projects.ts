@@ -4,7 +4,7 @@ import { NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import type { KeyCreated, KeyScope, ProjectCreated } from "../Domain/Project.ts"
 import { type KeyRow, type NewKey, ProjectsRepo } from "./Repo.ts"
-import { newApiKey, sha256 } from "./Secrets.ts"
+import { newApiKey, sha256, sha256Base64 } from "./Secrets.ts"
 
 const projectNotFound = new NotFound({ message: "project not found" })
 
@@ -49,12 +49,11 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
     /** Resolves a presented API key; `None` for unknown and revoked keys alike. */
     const authenticate = (apiKey: string): Effect.Effect<Option.Option<KeyRow>> => {
       if (!apiKey.startsWith("tf_") || apiKey.length > 100) return Effect.succeedNone
-      const hash = sha256(apiKey)
-      const id = hash.toString("base64")
+      const id = sha256Base64(apiKey)
       const known = listening ? knownKeys.get(id) : undefined
       if (known !== undefined) return Effect.succeedSome(known)
       const asked = generation
-      return Effect.tap(repo.findKeyByHash(hash), (found) =>
+      return Effect.tap(repo.findKeyByHash(Buffer.from(id, "base64")), (found) =>
         Effect.sync(() => {
           if (!listening || asked !== generation || Option.isNone(found)) return
           if (knownKeys.size >= maxCachedKeys) knownKeys.clear()

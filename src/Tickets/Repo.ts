@@ -9,7 +9,8 @@ import {
   Sentiment,
   Source,
   Status,
-  TimestampFromRow
+  TimestampFromRow,
+  TimestampText
 } from "../Domain/Fields.ts"
 import type { NewJob } from "../Domain/Jobs.ts"
 import {
@@ -57,7 +58,7 @@ const MessageRow = Schema.Struct({
   id: Schema.String,
   author_type: AuthorType,
   body: Schema.String,
-  created_at: TimestampFromRow,
+  created_at: TimestampText,
   internal: Schema.Boolean
 })
 
@@ -68,8 +69,8 @@ const PublicRow = Schema.Struct({
   status: Status,
   priority: Priority,
   category: Schema.NullOr(Category),
-  created_at: TimestampFromRow,
-  updated_at: TimestampFromRow,
+  created_at: TimestampText,
+  updated_at: TimestampText,
   sender_email: Schema.NullOr(Schema.String),
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
@@ -218,13 +219,14 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
     /** A ticket's conversation as one JSON array, oldest first; `public` leaves out internal notes. */
     const messagesOf = (options: { readonly public: boolean }) =>
       sql`(SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
-              'created_at', m.created_at, 'internal', m.internal) ORDER BY m.created_at, m.seq)
+              'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal) ORDER BY m.created_at, m.seq)
            FROM messages m WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
 
     const findPublic = (projectId: string, ticketId: string) =>
       sql`
-        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.created_at,
-          t.updated_at, t.sender_email, ${messagesOf({ public: true })} AS messages
+        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
+          ${Rows.isoUtc(sql, "t.created_at")} AS created_at, ${Rows.isoUtc(sql, "t.updated_at")} AS updated_at,
+          t.sender_email, ${messagesOf({ public: true })} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(PublicRow),
         Effect.map(Option.map((row) => ({
@@ -238,7 +240,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
 
     const findAdmin = (projectId: string, ticketId: string) =>
       sql`
-        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.created_at, t.updated_at,
+        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
+          ${Rows.isoUtc(sql, "t.created_at")} AS created_at, ${Rows.isoUtc(sql, "t.updated_at")} AS updated_at,
           t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
           t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
           t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,

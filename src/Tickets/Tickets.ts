@@ -31,7 +31,9 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
 
-    const create = Effect.fn("Tickets.create")(function*(projectId: string, input: CreateTicketInput) {
+    // untraced on the hot paths: a traced function captures a stack and opens a span on every
+    // call, some 5 µs even with no tracer installed
+    const create = Effect.fnUntraced(function*(projectId: string, input: CreateTicketInput) {
       const id = crypto.randomUUID()
       const createdAt = yield* nowIso
       const priority = input.priority ?? "p3_medium"
@@ -68,7 +70,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return yield* (tags.length === 0 ? write : repo.withTransaction(write))
     })
 
-    const get = Effect.fn("Tickets.get")(function*(
+    const get = Effect.fnUntraced(function*(
       projectId: string,
       ticketId: string,
       contactEmail: string | undefined
@@ -81,7 +83,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return found.value.ticket
     })
 
-    const addMessage = Effect.fn("Tickets.addMessage")(function*(
+    const addMessage = Effect.fnUntraced(function*(
       projectId: string,
       ticketId: string,
       input: AddMessageInput,
