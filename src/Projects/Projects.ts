@@ -4,7 +4,7 @@ import { NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import type { KeyCreated, KeyScope, ProjectCreated } from "../Domain/Project.ts"
 import { type KeyRow, type NewKey, ProjectsRepo } from "./Repo.ts"
-import { newApiKey, sha256, sha256Base64 } from "./Secrets.ts"
+import { newApiKey, sha256 } from "./Secrets.ts"
 
 const projectNotFound = new NotFound({ message: "project not found" })
 
@@ -23,10 +23,13 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
     const database = yield* DatabaseInfo
 
     /**
-     * Keys found recently, by hash, so that a request costs no key lookup. Every revocation, on
-     * any instance, empties it (NOTIFY api_keys at commit), and it is not used at all while the
-     * listening connection is down, so a revoked key is refused on the next request everywhere.
-     * A lookup that started before a revocation does not put its answer back (the generation).
+     * Keys found recently, so that a request costs no key lookup. They are held by the key itself,
+     * which the process has in hand on every request anyway (hashing it first would cost each
+     * request more than the lookup); only the database keeps hashes, for keys at rest. Every
+     * revocation, on any instance, empties it (NOTIFY api_keys at commit), and it is not used at
+     * all while the listening connection is down, so a revoked key is refused on the next request
+     * everywhere. A lookup that started before a revocation does not put its answer back (the
+     * generation).
      */
     const knownKeys = new Map<string, KeyRow>()
     let listening = false
@@ -49,15 +52,14 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
     /** Resolves a presented API key; `None` for unknown and revoked keys alike. */
     const authenticate = (apiKey: string): Effect.Effect<Option.Option<KeyRow>> => {
       if (!apiKey.startsWith("tf_") || apiKey.length > 100) return Effect.succeedNone
-      const id = sha256Base64(apiKey)
-      const known = listening ? knownKeys.get(id) : undefined
+      const known = listening ? knownKeys.get(apiKey) : undefined
       if (known !== undefined) return Effect.succeedSome(known)
       const asked = generation
-      return Effect.tap(repo.findKeyByHash(Buffer.from(id, "base64")), (found) =>
+      return Effect.tap(repo.findKeyByHash(sha256(apiKey)), (found) =>
         Effect.sync(() => {
           if (!listening || asked !== generation || Option.isNone(found)) return
           if (knownKeys.size >= maxCachedKeys) knownKeys.clear()
-          knownKeys.set(id, found.value)
+          knownKeys.set(apiKey, found.value)
         }))
     }
 
