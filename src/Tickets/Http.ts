@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { Ticket } from "../Domain/Ticket.ts"
+import { alreadyEncoded } from "../Http/Encoded.ts"
 import { Idempotency } from "../Http/Idempotency.ts"
 import { requireContactForWidget } from "../Http/Scope.ts"
 import { CurrentKey } from "../Http/Security.ts"
@@ -23,7 +25,7 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
         Effect.gen(function*() {
           const key = yield* CurrentKey
           yield* requireContactForWidget(query.contact_email, "reading a ticket")
-          return yield* tickets.get(key.projectId, params.id, query.contact_email)
+          return alreadyEncoded(Ticket, yield* tickets.get(key.projectId, params.id, query.contact_email))
         }))
       .handle("addMessage", ({ headers, params, payload }) =>
         Effect.gen(function*() {
