@@ -28,18 +28,6 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
     const config = yield* AppConfig
     const limit = config.rateLimitPerMinute
 
-    const consume = (key: string) =>
-      limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window, limit, key }).pipe(
-        Effect.matchEffect({
-          onSuccess: (result) => Effect.succeed({ remaining: result.remaining, reset: seconds(result.resetAfter) }),
-          onFailure: (error) =>
-            error.reason._tag === "RateLimitExceeded"
-              ? Effect.fail({ retryAfter: seconds(error.reason.retryAfter) })
-              // the limiter's store being down must not take the whole API down with it
-              : Effect.as(Effect.logWarning("rate limit store unavailable", error), { remaining: limit, reset: 60 })
-        })
-      )
-
     const headers = (remaining: number, reset: number, retryAfter?: number) =>
       HttpEffect.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeaders(response, {
@@ -52,20 +40,24 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
 
     /** Counts one request against `key`; fails with 429 past the budget. */
     const check = (key: string) =>
-      consume(key).pipe(
-        Effect.matchEffect({
-          onSuccess: ({ remaining, reset }) => headers(remaining, reset),
-          onFailure: ({ retryAfter }) =>
-            // the HttpApi writes the 429 from the contract's error schema, which has no headers
-            Effect.andThen(
-              headers(0, retryAfter, retryAfter),
-              Effect.fail(new RateLimited({
-                message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
-                retryAfterSeconds: retryAfter
-              }))
-            )
-        })
-      )
+      Effect.matchEffect(limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window, limit, key }), {
+        onSuccess: (result) => headers(result.remaining, seconds(result.resetAfter)),
+        onFailure: (error) => {
+          if (error.reason._tag !== "RateLimitExceeded") {
+            // the limiter's store being down must not take the whole API down with it
+            return Effect.andThen(Effect.logWarning("rate limit store unavailable", error), headers(limit, 60))
+          }
+          const retryAfter = seconds(error.reason.retryAfter)
+          // the HttpApi writes the 429 from the contract's error schema, which has no headers
+          return Effect.andThen(
+            headers(0, retryAfter, retryAfter),
+            Effect.fail(new RateLimited({
+              message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
+              retryAfterSeconds: retryAfter
+            }))
+          )
+        }
+      })
 
     return { check }
   })

@@ -222,11 +222,17 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
               'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal) ORDER BY m.created_at, m.seq)
            FROM messages m WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
 
+    // the parts that never change, built once rather than on every read
+    const publicConversation = messagesOf({ public: true })
+    const wholeConversation = messagesOf({ public: false })
+    const createdAt = Rows.isoUtc(sql, "t.created_at")
+    const updatedAt = Rows.isoUtc(sql, "t.updated_at")
+    const ticketTimes = sql`${createdAt} AS created_at, ${updatedAt} AS updated_at`
+
     const findPublic = (projectId: string, ticketId: string) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${Rows.isoUtc(sql, "t.created_at")} AS created_at, ${Rows.isoUtc(sql, "t.updated_at")} AS updated_at,
-          t.sender_email, ${messagesOf({ public: true })} AS messages
+          ${ticketTimes}, t.sender_email, ${publicConversation} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(PublicRow),
         Effect.map(Option.map((row) => ({
@@ -241,15 +247,14 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
     const findAdmin = (projectId: string, ticketId: string) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${Rows.isoUtc(sql, "t.created_at")} AS created_at, ${Rows.isoUtc(sql, "t.updated_at")} AS updated_at,
-          t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
+          ${ticketTimes}, t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
           t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
           t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          ${messagesOf({ public: false })} AS messages,
+          ${wholeConversation} AS messages,
           (SELECT json_agg(json_build_object('notification_id', n.id, 'reason', n.reason, 'message_id', n.message_id,
               'email_status', n.email_status, 'created_at', n.created_at,
               'agent', json_build_object('id', a.id, 'email', a.email, 'name', a.name)) ORDER BY n.created_at, n.id)
