@@ -1,7 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, References } from "effect"
-import { createServer } from "node:http"
+import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import { serveOn } from "./Http/Server.ts"
