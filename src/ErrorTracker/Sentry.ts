@@ -195,7 +195,7 @@ export const isConvincing = (message: ErrorMessage, issue: { readonly title: str
   if (title.includes(normalizeText(`${message.type}: ${message.value}`))) return true
   if (title.includes(normalizeText(`${shortType}: ${message.value}`))) return true
   // Sentry shortens long titles and ends them with an ellipsis
-  const cut = /(?:…|\.\.\.)$/.exec(title)
+  const cut = /(?:\u2026|\.\.\.)$/.exec(title)
   if (cut !== null) {
     const head = title.slice(0, cut.index).trim()
     if (head.length >= 30 && normalizeText(`${shortType}: ${message.value}`).startsWith(head)) return true

@@ -51,7 +51,7 @@ const fold = (word: string) => {
 /** Lower-cased, folded words and question marks; apostrophes vanish so "can't" and "cant" agree. */
 export const tokenize = (text: string): Array<string> => {
   const tokens: Array<string> = []
-  for (const word of text.toLowerCase().replace(/['’]/g, "").split(/([?])|[^\p{L}\p{N}]+/u)) {
+  for (const word of text.toLowerCase().replace(/['\u2019]/g, "").split(/([?])|[^\p{L}\p{N}]+/u)) {
     if (word === undefined || word === "") continue
     if (word.length === 1 && word !== "?" && word !== "i") continue
     tokens.push(fold(word))

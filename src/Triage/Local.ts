@@ -171,7 +171,7 @@ export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Triage["S
     const category = categories.predict(tagText === "" ? input.body : `${input.body} ${tagText}`, input.subject)
     const sentiment = judgeSentiment(`${input.subject}. ${input.body}`)
 
-    const text = `${input.subject} ${input.body}`.toLowerCase().replace(/['’]/g, "")
+    const text = `${input.subject} ${input.body}`.toLowerCase().replace(/['\u2019]/g, "")
     const hinted = hintText(input)
     let crit = sum(critical, text)
     let block = sum(blocking, text) + (sentiment.score <= -0.5 ? 0.5 : 0)

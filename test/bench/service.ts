@@ -18,10 +18,18 @@ export interface Service {
 
 const outputLimit = 1024 * 1024
 
+/** The node arguments of `npm start` (its V8 flags and the bundle), read from package.json. */
+const startArguments = (root: string): Array<string> => {
+  const start: string = JSON.parse(readFileSync(`${root}/package.json`, "utf8")).scripts.start
+  const command = /\bnode ((?:--\S+ )*)(dist\/main\.mjs)$/.exec(start)
+  if (command === null) throw new Error(`npm start no longer ends in "node [flags] dist/main.mjs": ${start}`)
+  return [...command[1].split(" ").filter((flag) => flag !== ""), command[2]]
+}
+
 /**
- * Runs the bundle that `npm start` runs (`node dist/main.mjs`, built by `npm run build` before
- * the benchmark starts) directly, not through npm, so the child's pid is the server process
- * itself and /proc/<pid> measures the server, not a wrapper.
+ * Runs the bundle that `npm start` runs (`node dist/main.mjs` with the same flags, built by
+ * `npm run build` before the benchmark starts) directly, not through npm, so the child's pid is
+ * the server process itself and /proc/<pid> measures the server, not a wrapper.
  */
 export const startService = async (
   root: string,
@@ -32,7 +40,7 @@ export const startService = async (
   // the caller picks the database: an inherited DATABASE_URL would quietly turn an embedded run
   // into one against that server (and migrate whatever database it names)
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env
-  const child: ChildProcess = spawn(process.execPath, ["dist/main.mjs"], {
+  const child: ChildProcess = spawn(process.execPath, startArguments(root), {
     cwd: root,
     env: { ...inherited, HOST: "127.0.0.1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"]
