@@ -4,13 +4,19 @@ import { Effect, Layer, References } from "effect"
 import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
+import * as Statistics from "./Database/Statistics.ts"
 import { serveOn } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { ServicesLive } from "./Services.ts"
 import { StartupLive } from "./Startup.ts"
 
 const MainLive = Layer.unwrap(AppConfig.useSync((config) =>
-  Layer.merge(serveOn(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })), PipelineLive).pipe(
+  Layer.mergeAll(
+    serveOn(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+    PipelineLive,
+    // autovacuum looks once a minute by default: late for a table that grows by thousands a second
+    Statistics.layer("10 seconds")
+  ).pipe(
     // the first request must find the demo project: seed before the port opens
     Layer.provide(StartupLive),
     Layer.provideMerge(ServicesLive),

@@ -1,0 +1,43 @@
+import { layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { describe, expect } from "vitest"
+import * as Statistics from "../../src/Database/Statistics.ts"
+import { databaseKinds, databaseLayer } from "../support/Databases.ts"
+import { eventually } from "../support/Eventually.ts"
+
+// the keeper runs only on a server (the embedded database's loads analyze what they fill)
+describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres", () => {
+  layer(Statistics.layer("100 millis").pipe(Layer.provideMerge(databaseLayer("postgres"))), {
+    excludeTestServices: true,
+    timeout: 60_000
+  })((it) => {
+    it.effect("are refreshed, where autovacuum is off, once a table has changed by more than 50 rows + 10 %", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [setting] = yield* sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`
+        yield* sql`CREATE TABLE grown (id int PRIMARY KEY)`
+        yield* sql`CREATE TABLE barely (id int PRIMARY KEY)`
+        // both analyzed while empty: a plan made now would scan them whole
+        yield* sql`ANALYZE grown, barely`
+        yield* sql`INSERT INTO grown SELECT generate_series(1, 1000)`
+        yield* sql`INSERT INTO barely SELECT generate_series(1, 40)`
+        const estimates = sql<{ relname: string; reltuples: number }>`
+          SELECT relname, reltuples::int AS reltuples FROM pg_class WHERE relname IN ('barely', 'grown') ORDER BY relname`
+        if (setting!.autovacuum === "off") {
+          // the server publishes a session's row counts up to 10 s after its commit
+          yield* eventually(
+            "the grown table analyzed",
+            Effect.map(estimates, (rows) => ({ done: rows[1]?.reltuples === 1000, value: rows }))
+          )
+        } else {
+          yield* Effect.sleep("1 second")
+        }
+        // under the threshold, and everything where autovacuum is on, is left to autovacuum
+        expect(yield* estimates).toEqual([
+          { relname: "barely", reltuples: 0 },
+          { relname: "grown", reltuples: setting!.autovacuum === "off" ? 1000 : 0 }
+        ])
+      }), 30_000)
+  })
+})
