@@ -6,7 +6,7 @@ import * as Statistics from "../../src/Database/Statistics.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 
-// the keeper runs only on a server (the embedded database's loads analyze what they fill)
+// the keeper runs only on a server
 describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres", () => {
   layer(Statistics.layer("100 millis").pipe(Layer.provideMerge(databaseLayer("postgres"))), {
     excludeTestServices: true,
