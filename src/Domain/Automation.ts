@@ -1,17 +1,15 @@
 import { Schema } from "effect"
 import { EventKinds } from "./Events.ts"
-import { OneOf, RequiredText, Uuid } from "./Fields.ts"
+import { OneOf, RequiredText, Text, Uuid } from "./Fields.ts"
 
 export const ConditionFields = ["status", "priority", "category", "source", "tags", "sender_email", "message_body"] as const
 export const ConditionOps = ["eq", "neq", "in", "contains"] as const
 export const ActionTypes = ["set_status", "set_priority", "add_tag", "assign"] as const
 
-const Text = Schema.String.annotate({ message: "value must be a string" })
-
 export const Condition = Schema.Struct({
   field: OneOf("conditions[].field", ConditionFields),
   op: OneOf("conditions[].op", ConditionOps),
-  value: Schema.Union([Text, Schema.Array(Text)]).annotate({
+  value: Schema.Union([Text("conditions[].value"), Schema.Array(Text("conditions[].value[]"))]).annotate({
     message: "conditions[].value must be a string, or an array of strings for op in"
   })
 }).pipe(
@@ -26,7 +24,7 @@ export type Condition = typeof Condition.Type
 
 export const Action = Schema.Struct({
   type: OneOf("actions[].type", ActionTypes),
-  value: Text
+  value: Text("actions[].value")
 })
 export type Action = typeof Action.Type
 

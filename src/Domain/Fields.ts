@@ -6,7 +6,31 @@ import { Schema, SchemaAST, SchemaTransformation } from "effect"
  */
 const say = (message: string) => ({ message })
 
-const string = (field: string) => Schema.String.annotate(say(`${field} must be a string`))
+// With the u flag a well-formed surrogate pair is one code point, so only a lone surrogate matches
+const unstorable = /[\u0000\uD800-\uDFFF]/u
+
+/**
+ * Why `text` cannot be stored, in words that follow the name of where it is, or undefined when it
+ * can. PostgreSQL refuses NUL in text and jsonb. A lone surrogate is not Unicode: UTF-8 has no
+ * bytes for it, so a text column would quietly store U+FFFD in its place and jsonb refuses it.
+ */
+const whyUnstorable = (text: string) =>
+  !unstorable.test(text)
+    ? undefined
+    : text.includes("\u0000")
+    ? "must not contain NUL characters"
+    : "must not contain unpaired UTF-16 surrogates"
+
+/** Text that PostgreSQL stores as it was sent: no NUL and no lone surrogate. */
+const storable = (field: string) =>
+  Schema.makeFilter((s: string) => {
+    const why = whyUnstorable(s)
+    return why === undefined || `${field} ${why}`
+  })
+
+/** Any string of a request, checked to be storable. */
+export const Text = (field: string) =>
+  Schema.String.annotate(say(`${field} must be a string`)).check(storable(field))
 
 const trimmed = SchemaTransformation.transform<string, string>({ decode: (s) => s.trim(), encode: (s) => s })
 
@@ -17,19 +41,19 @@ const atMost = (field: string, max: number) =>
 
 /** A string that is trimmed; empty after trimming counts as missing. */
 export const RequiredText = (field: string, max: number) =>
-  string(field).pipe(
+  Text(field).pipe(
     Schema.decodeTo(Schema.String, trimmed),
     Schema.check(Schema.makeFilter((s: string) => s.length > 0 || `${field} is required`), atMost(field, max))
   )
 
 export const OptionalText = (field: string, max: number) =>
-  string(field).pipe(Schema.decodeTo(Schema.String, trimmed), Schema.check(atMost(field, max)))
+  Text(field).pipe(Schema.decodeTo(Schema.String, trimmed), Schema.check(atMost(field, max)))
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** A valid address, at most 254 characters, lower-cased. */
 export const Email = (field: string) =>
-  string(field).pipe(
+  Text(field).pipe(
     Schema.decodeTo(
       Schema.String,
       SchemaTransformation.transform<string, string>({ decode: (s) => s.trim().toLowerCase(), encode: (s) => s })
@@ -63,13 +87,45 @@ export const Tags = Schema.Array(RequiredText("each tag", 50)).annotate(say("tag
   Schema.check(Schema.makeFilter((tags) => tags.length <= 20 || "tags must contain at most 20 names"))
 )
 
+const segmentOf = (key: string) => /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(key) ? `.${key}` : `[${JSON.stringify(key.slice(0, 40))}]`
+
+/**
+ * The first key or string value inside a JSON value that cannot be stored, as a message naming
+ * its path (`metadata.notes[2] must not contain NUL characters`). A loop over a stack rather than
+ * recursion, so no nesting can exhaust the call stack.
+ */
+const firstUnstorable = (field: string, value: unknown): string | undefined => {
+  const pending: Array<readonly [path: string, value: unknown]> = [[field, value]]
+  while (pending.length > 0) {
+    const [path, item] = pending.pop()!
+    if (typeof item === "string") {
+      const why = whyUnstorable(item)
+      if (why !== undefined) return `${path} ${why}`
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([`${path}[${i}]`, item[i]])
+    } else if (typeof item === "object" && item !== null) {
+      const entries = Object.entries(item)
+      for (const [key] of entries) {
+        const why = whyUnstorable(key)
+        if (why !== undefined) return `${path} keys ${why}`
+      }
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([`${path}${segmentOf(entries[i]![0])}`, entries[i]![1]])
+    }
+  }
+  return undefined
+}
+
 export const Metadata = Schema.Record(Schema.String, Schema.mutableKey(Schema.Unknown)).annotate({
   ...say("metadata must be a JSON object"),
   description: "Arbitrary JSON object, at most 16 KiB serialized"
 }).pipe(
-  Schema.check(Schema.makeFilter((value) =>
-    new TextEncoder().encode(JSON.stringify(value)).length <= 16 * 1024 || "metadata must be at most 16 KiB when serialized"
-  ))
+  // the size first: it bounds the walk of the second
+  Schema.check(
+    Schema.makeFilter((value) =>
+      new TextEncoder().encode(JSON.stringify(value)).length <= 16 * 1024 || "metadata must be at most 16 KiB when serialized"
+    ),
+    Schema.makeFilter((value) => firstUnstorable("metadata", value) ?? true)
+  )
 )
 
 /** An integer query parameter between 1 and `max`. */
