@@ -14,6 +14,52 @@ const envelope = (status: number, code: string, message: string) =>
 
 const tooLarge = () => envelope(413, "PAYLOAD_TOO_LARGE", "request body must be at most 1 MiB")
 
+/**
+ * How deep arrays and objects may nest in a JSON body. Schema decoding and JSON.stringify recurse
+ * once per level, and a few thousand levels fit in 10 KB; no field of the API needs more than a
+ * handful, and metadata gets the rest.
+ */
+export const maxJsonDepth = 64
+
+const tooDeep = () =>
+  envelope(400, "VALIDATION_ERROR", `request body must not nest arrays or objects more than ${maxJsonDepth} levels deep`)
+
+const quote = 0x22
+const backslash = 0x5c
+
+/**
+ * Whether a JSON text nests deeper than `maxJsonDepth`, in one pass over its bytes without
+ * parsing it. Every byte of a multi-byte UTF-8 character is above 0x7f, so brackets, braces and
+ * quotes are found in the bytes alone; a string is skipped to its closing quote. Text that is not
+ * JSON can be counted wrong, and JSON.parse refuses it later anyway.
+ */
+const nestsTooDeep = (bytes: Uint8Array) => {
+  // a body of n bytes holds at most n / 2 levels
+  if (bytes.length <= 2 * maxJsonDepth) return false
+  let depth = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (byte === quote) {
+      let end = bytes.indexOf(quote, i + 1)
+      while (end !== -1 && isEscaped(bytes, end)) end = bytes.indexOf(quote, end + 1)
+      if (end === -1) return false
+      i = end
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > maxJsonDepth) return true
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** Whether the quote at `at` follows an odd number of backslashes. */
+const isEscaped = (bytes: Uint8Array, at: number) => {
+  let before = at - 1
+  while (before >= 0 && bytes[before] === backslash) before--
+  return (at - 1 - before) % 2 === 1
+}
+
 /** Paths served by the API, to tell an unknown path (404) from a known path with another method (405). */
 const knownRoutes = (() => {
   const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
@@ -182,7 +228,12 @@ const envelopeMiddleware = (
       context = Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize)
     }
     fiber.setContext(context)
-    return Effect.matchCauseEffect(app, {
+    // read here, where every JSON body of every route passes before anything decodes it; the
+    // body is kept, so the decoder reads these same bytes again
+    const answer = hasBody(request.method)
+      ? Effect.flatMap(request.arrayBuffer, (body) => nestsTooDeep(new Uint8Array(body)) ? Effect.succeed(tooDeep()) : app)
+      : app
+    return Effect.matchCauseEffect(answer, {
       onSuccess: (response) => Effect.succeed(finish(response)),
       onFailure: (cause) => Effect.map(toResponse(cause, path, request.method, requestId), finish)
     })
