@@ -83,7 +83,8 @@ export const Sentiments = ["negative", "neutral", "positive"] as const
 export const Sentiment = Schema.Literals(Sentiments)
 export type Sentiment = typeof Sentiment.Type
 
-export const Tags = Schema.Array(RequiredText("each tag", 50)).annotate(say("tags must be an array of strings")).pipe(
+// `[]` stands for the index of the item, which the error envelope fills in from the issue's path
+export const Tags = Schema.Array(RequiredText("tags[]", 50)).annotate(say("tags must be an array of strings")).pipe(
   Schema.check(Schema.makeFilter((tags) => tags.length <= 20 || "tags must contain at most 20 names"))
 )
 

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { EventKinds } from "./Events.ts"
 import { OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
 
-export const EventKind = OneOf("each event", EventKinds)
+// `[]` stands for the index of the item, which the error envelope fills in from the issue's path
+export const EventKind = OneOf("events[]", EventKinds)
 
 const EventList = Schema.Array(EventKind).annotate({ message: "events must be an array of event names" }).pipe(
   Schema.check(Schema.makeFilter((events) => events.length > 0 || "events must name at least one event"))

@@ -80,6 +80,16 @@ const allowedMethods = (path: string) =>
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
+/**
+ * A schema names the items of a list `tags[]`; the issue's path knows which one, so the caller
+ * reads `tags[2] must be at most 50 characters`.
+ */
+const withIndexes = (message: string, path: ReadonlyArray<unknown>) => {
+  const indexes = path.filter((key) => typeof key === "number")
+  let next = 0
+  return message.replace(/^\S+/, (field) => field.replace(/\[\]/g, (slot) => next < indexes.length ? `[${indexes[next++]}]` : slot))
+}
+
 /** The first issue, as a sentence a person can act on. */
 const decodeMessage = (error: HttpApiError.HttpApiSchemaError) => {
   const issue = formatIssue(error.cause.issue).issues[0]
@@ -91,7 +101,7 @@ const decodeMessage = (error: HttpApiError.HttpApiSchemaError) => {
     if (field === "") return error.kind === "Payload" ? "request body must be a JSON object" : "the request is invalid"
     return `${field} has the wrong type`
   }
-  return issue.message
+  return withIndexes(issue.message, issue.path ?? [])
 }
 
 type Cors = "none" | "origin" | "api"

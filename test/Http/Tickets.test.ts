@@ -179,7 +179,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           [{ subject: "x", body: "x", sender_email: "not-an-address" }, "sender_email must be a valid email address"],
           [{ subject: "x", body: "x", sender_name: "n".repeat(201) }, "sender_name must be at most 200 characters"],
           [{ subject: "x", body: "x", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, "tags must contain at most 20 names"],
-          [{ subject: "x", body: "x", tags: ["t".repeat(51)] }, "each tag must be at most 50 characters"],
+          [{ subject: "x", body: "x", tags: ["t".repeat(51)] }, "tags[0] must be at most 50 characters"],
           [{ subject: "x", body: "x", tags: "vip" }, "tags must be an array of strings"],
           [{ subject: "x", body: "x", metadata: [1, 2] }, "metadata must be a JSON object"],
           [{ subject: "x", body: "x", metadata: { blob: "x".repeat(17 * 1024) } }, "metadata must be at most 16 KiB when serialized"],

@@ -55,7 +55,7 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           [{}, "url is required"],
           [{ url: "ftp://example.com/hook" }, "url must be an absolute http or https URL"],
           [{ url: "not a url" }, "url must be an absolute http or https URL"],
-          [{ url: "https://example.com/hook", events: ["ticket_exploded"] }, "each event must be one of"],
+          [{ url: "https://example.com/hook", events: ["ticket_exploded"] }, "events[0] must be one of"],
           [{ url: "https://example.com/hook", events: [] }, "events must name at least one event"],
           [{ url: "https://example.com/hook", secret: "short" }, "secret must be at least 16 characters"]
         ] as const
