@@ -165,8 +165,10 @@ const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, r
     const reason = failure.reason
     if (reason._tag === "RouteNotFound") {
       const allowed = allowedMethods(path)
+      // the router also misses a known path whose id it cannot take (too long, or not decodable
+      // percent-escapes): with the method served there, that is no 405
       return Effect.succeed(
-        allowed.length === 0
+        allowed.length === 0 || allowed.includes(method)
           ? envelope(404, "NOT_FOUND", `no route for ${path}`)
           : HttpServerResponse.setHeader(
             envelope(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${allowed.join(", ")}`),
