@@ -1,4 +1,3 @@
-import { NodeHttpClient } from "@effect/platform-node"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { AppConfig } from "../Config.ts"
@@ -9,6 +8,7 @@ import { isUuid } from "../Domain/Fields.ts"
 import { JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { CreateWebhookInput } from "../Domain/Webhook.ts"
 import { Projects } from "../Projects/Projects.ts"
+import { deliveryClient } from "./Connections.ts"
 import { type DeliveryTarget, WebhooksRepo } from "./Repo.ts"
 import { deliveryHeaders, newSecret } from "./Signing.ts"
 import { checkTarget, guardedLookup, parseTarget } from "./Targets.ts"
@@ -32,8 +32,7 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
     const database = yield* DatabaseInfo
     // on a developer's machine receivers live on localhost; a shared server must not reach its own network
     const allowPrivate = Option.getOrElse(config.webhookAllowPrivateTargets, () => database.kind === "embedded")
-    const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true, lookup: guardedLookup(allowPrivate) })
-    const client = yield* Effect.provideService(NodeHttpClient.makeNodeHttp, NodeHttpClient.HttpAgent, agent)
+    const client = yield* deliveryClient(guardedLookup(allowPrivate))
 
     const requireWebhook = (projectId: string, webhookId: string) =>
       Effect.gen(function*() {
