@@ -842,6 +842,16 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
             const demoKey = await page.evaluate(() => (window as any).SupportWidgetConfig.projectKey as string)
             expect(source).toContain(JSON.stringify(demoKey))
             expect(demoKey).toMatch(/^tf_/)
+            // its icon is an SVG that the browser can draw
+            const icon = await page.evaluate(async () => {
+              const link = document.querySelector<HTMLLinkElement>("link[rel=icon]")!
+              const image = new Image()
+              image.src = link.href
+              await image.decode()
+              return { type: link.type, width: image.naturalWidth }
+            })
+            expect(icon.type).toBe("image/svg+xml")
+            expect(icon.width).toBeGreaterThan(0)
 
             const [, filed] = await call(server, demoKey, (api) =>
               api.tickets.create({
