@@ -28,7 +28,7 @@ const HitRow = Schema.Struct({
 const Created = Schema.Struct({ id: Schema.String, slug: Schema.String })
 const Slug = Schema.Struct({ slug: Schema.String })
 
-/** Matched words wrapped in <mark>; the text around them HTML-escaped so the excerpt is safe to render. */
+/** Matched words wrapped in <mark>; the plain text around them HTML-escaped so the excerpt is safe to render. */
 const headlineOptions = "StartSel=<mark>, StopSel=</mark>, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=\" … \""
 
 export interface ArticleChange {
@@ -45,13 +45,14 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
 
     /**
      * Ranks every match (so `total` counts them all) but writes excerpts only for the page
-     * returned: ts_headline re-parses the body and is the costly part.
+     * returned: ts_headline re-parses the text and is the costly part. The excerpt comes from
+     * the body's plain text (article_texts, kept by triggers), not its Markdown.
      */
     const search = (projectId: string, q: string, limit: number) =>
       sql`
         WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
         page AS (
-          SELECT a.id, a.title, a.slug, a.category, a.body, ts_rank(a.search, query.q, 32) AS relevance,
+          SELECT a.id, a.title, a.slug, a.category, ts_rank(a.search, query.q, 32) AS relevance,
             count(*) OVER () AS total
           FROM articles a, query
           WHERE a.project_id = ${projectId} AND a.published AND a.search @@ query.q
@@ -59,8 +60,8 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
           LIMIT ${limit}
         )
         SELECT page.id, page.title, page.slug, page.category, page.relevance::text::float8 AS relevance, page.total,
-          ts_headline('english', html_escape(page.body), query.q, ${headlineOptions}) AS excerpt
-        FROM page, query
+          ts_headline('english', html_escape(coalesce(plain.body_text, '')), query.q, ${headlineOptions}) AS excerpt
+        FROM page CROSS JOIN query LEFT JOIN article_texts plain ON plain.article_id = page.id
         ORDER BY page.relevance DESC, page.id`.pipe(
         Rows.all(HitRow),
         Effect.map((rows): ArticleSearchResults => ({

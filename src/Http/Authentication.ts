@@ -1,5 +1,5 @@
 import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminToken } from "../Admin/AdminToken.ts"
 import { AppConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
@@ -9,6 +9,15 @@ import { RateLimit } from "./RateLimit.ts"
 import { AdminAuth, CurrentKey, ProjectAuth } from "./Security.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
+
+/**
+ * Tells the embeddable widget that the key in its page is a widget key: an answer without the
+ * mark went to a full key, and the widget warns the site's developer. Only widget keys get it,
+ * so the API's main traffic pays nothing for it.
+ */
+const markWidgetScope = HttpEffect.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "api-key-scope", "widget"))
+)
 
 /**
  * A known key spends its own budget. A missing or unknown one spends the budget of the client
@@ -37,6 +46,7 @@ export const ProjectAuthLive = Layer.effect(
             return yield* invalidKey
           }
           yield* rateLimit.check(`key:${key.value.key_id}`)
+          if (key.value.scope === "widget") yield* markWidgetScope
           return yield* Effect.provideService(httpEffect, CurrentKey, {
             keyId: key.value.key_id,
             projectId: key.value.project_id,

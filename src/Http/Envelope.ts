@@ -119,7 +119,7 @@ const corsOf = (path: string): Cors =>
     : "none"
 
 const exposedHeaders =
-  "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed"
+  "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, Api-Key-Scope"
 
 // the methods, headers and max age matter only to a preflight
 const preflightHeaders = {

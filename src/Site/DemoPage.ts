@@ -1,3 +1,7 @@
+import { faviconSvg } from "./Favicon.ts"
+
+const icon = `data:image/svg+xml,${encodeURIComponent(faviconSvg)}`
+
 /** The page `npm start` shows at `/` on the embedded database: the widget, embedded as a site would. */
 export const demoPage = (widgetKey: string) => `<!doctype html>
 <html lang="en">
@@ -5,6 +9,7 @@ export const demoPage = (widgetKey: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Support widget demo</title>
+<link rel="icon" type="image/svg+xml" href="${icon}">
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 44rem; padding: 2rem 1.25rem; color: #1f2937; }
   code, pre { font: 14px/1.5 ui-monospace, monospace; background: #f3f4f6; border-radius: 6px; }

@@ -10,6 +10,7 @@ import { NotFound } from "../Domain/Errors.ts"
 import { projectPath } from "../Paths.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { demoPage } from "./DemoPage.ts"
+import { faviconIco } from "./Favicon.ts"
 
 // the script is not versioned in its URL: caches keep it a little while, then ask again by ETag
 const cacheControl = "public, max-age=300, must-revalidate"
@@ -38,6 +39,11 @@ export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
           if (matchesEtag(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
           return HttpServerResponse.text(script, { contentType: "text/javascript; charset=utf-8", headers })
         }))
+      .handleRaw("favicon", () =>
+        Effect.succeed(HttpServerResponse.uint8Array(faviconIco, {
+          contentType: "image/x-icon",
+          headers: { "cache-control": "public, max-age=86400" }
+        })))
       .handleRaw("demo", () =>
         Effect.gen(function*() {
           const widgetKey = database.kind === "embedded" ? yield* projects.getSetting(demoWidgetKeySetting) : undefined

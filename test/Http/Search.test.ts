@@ -75,7 +75,7 @@ describe.each(databaseKinds)("search on %s", (kind) => {
           yield* article(server, projectId, {
             title: i === 0 ? "Refund policy" : `Billing note ${i}`,
             body: i === 0
-              ? "How refunds work. A refund is paid back within 5 days; ask for a refund <b>here</b>."
+              ? "How refunds work: a refund of < 10 € & more is paid back within 5 days; ask for a refund <b>here</b>."
               : `Invoices and payments, volume ${i}. Refund questions go to billing.`,
             category: "Billing",
             published: true
@@ -102,7 +102,9 @@ describe.each(databaseKinds)("search on %s", (kind) => {
         const wire: any = yield* response.json
         expect(Object.keys(wire.articles[0]).sort()).toEqual(["category", "excerpt", "id", "relevance", "slug", "title"])
         expect(top.excerpt).toContain("<mark>refund</mark>")
-        expect(top.excerpt).toContain("&lt;b&gt;")
+        // a tag is markup to strip, a lone < is text to escape
+        expect(top.excerpt).toContain("<mark>refund</mark> of &lt; 10 € &amp; more")
+        expect(top.excerpt).toContain("<mark>refund</mark> here")
         expect(top.excerpt).not.toContain("<b>")
         expect(top.category).toBe("Billing")
         const relevances = result.articles.map((a) => a.relevance)
@@ -128,6 +130,61 @@ describe.each(databaseKinds)("search on %s", (kind) => {
           const bad = yield* Effect.promise(() => server.request("GET", `/v1/articles/search${query}`, { key }))
           expect([bad.status, bad.body]).toEqual([400, { error: { code: "VALIDATION_ERROR", message } }])
         }
+      }))
+
+    it.effect("article excerpts are plain text: Markdown syntax stripped, still escaped, matches marked", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* createProject(server)
+        const api = yield* server.api(key)
+        const body = [
+          "## If you cannot sign in",
+          "",
+          "Click **Forgot password?** on the [sign-in page](https://app.example.com/login) (2 < 3 & so on), then",
+          "follow the _link_ in the email. ![The sign-in form](https://cdn.example.com/form.png)",
+          "",
+          "- Check that `Caps Lock` is off",
+          "1. Wait __fifteen__ minutes if the account is locked",
+          "",
+          "```",
+          "password reset",
+          "```",
+          "",
+          "> A <kbd>password</kbd> manager helps."
+        ].join("\n")
+        const [created] = yield* article(server, projectId, {
+          title: "Cannot sign in",
+          body,
+          category: "Account",
+          published: true
+        })
+
+        const { articles } = yield* api.articles.search({ query: { q: "password" } })
+        const { results } = yield* api.search.search({ query: { q: "password", types: ["articles"] } })
+        const excerpts = [articles[0]?.excerpt, results[0]?.excerpt]
+        expect(results[0]).toMatchObject({ type: "article", id: created.id })
+        for (const excerpt of excerpts) {
+          expect(excerpt).toBeDefined()
+          for (const syntax of ["##", "**", "__", "[", "](", "`", "![", "- Check", "1. Wait", "> A", "<kbd>", "&lt;kbd&gt;"]) {
+            expect(excerpt, `${syntax} in ${excerpt}`).not.toContain(syntax)
+          }
+          expect(excerpt).toContain("<mark>password</mark>")
+          // the words stay, and the text around them is still escaped
+          expect(excerpt).toContain(
+            "Click Forgot <mark>password</mark>? on the sign-in page (2 &lt; 3 &amp; so on), then follow the link in the email. The sign-in form"
+          )
+          expect(excerpt).toContain("Caps Lock is off")
+          expect(excerpt).toContain("Wait fifteen minutes")
+        }
+
+        // an edit is searched and excerpted from the new text at once
+        const admin = yield* server.api(adminToken)
+        yield* admin.admin.updateArticle({
+          params: { pid: projectId, id: created.id },
+          payload: { body: "### Locked out\n\nUse **Reset password** from the [help menu](/help)." }
+        })
+        const edited = yield* api.articles.search({ query: { q: "password" } })
+        expect(edited.articles[0]!.excerpt).toBe("Locked out. Use Reset <mark>password</mark> from the help menu")
       }))
 
     it.effect("searches tickets, articles and contacts of the project in one ranked list", () =>

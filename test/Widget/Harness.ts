@@ -121,6 +121,8 @@ export interface Session {
   readonly page: Page
   /** Text of every `console.error` message, in order. */
   readonly consoleErrors: Array<string>
+  /** Text of every `console.warn` message, in order. */
+  readonly consoleWarnings: Array<string>
   /** Every uncaught exception of the page. */
   readonly pageErrors: Array<string>
   /** Every request the page made (preflights are not reported by Chromium). */
@@ -137,9 +139,10 @@ export const withPage = async <A>(
   try {
     const page = await context.newPage()
     page.setDefaultTimeout(15_000)
-    const session: Session = { page, consoleErrors: [], pageErrors: [], requests: [] }
+    const session: Session = { page, consoleErrors: [], consoleWarnings: [], pageErrors: [], requests: [] }
     page.on("console", (message) => {
       if (message.type() === "error") session.consoleErrors.push(message.text())
+      if (message.type() === "warning") session.consoleWarnings.push(message.text())
     })
     page.on("pageerror", (error) => session.pageErrors.push(String(error)))
     page.on("request", (request) => session.requests.push(request))

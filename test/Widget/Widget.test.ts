@@ -299,6 +299,9 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
           expect(request.url().startsWith(`${server.baseUrl}/v1/`), request.url()).toBe(true)
           expect((await request.allHeaders()).authorization, request.url()).toBe(`Bearer ${widgetKey}`)
         }
+        // a widget key is what belongs in a page: nothing to warn about
+        expect(session.consoleWarnings).toEqual([])
+        expect(session.consoleErrors).toEqual([])
       })
       expect((await ticketsMatching(server, key, word)).total).toBe(1)
     })
@@ -525,7 +528,7 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
 
     // ---- 6. validation -------------------------------------------------------------------------------
 
-    browserTest("a 400 shows the service's message and keeps what was typed", async (server, { widgetKey, key }) => {
+    browserTest("a 400 on a field the visitor typed names it by its label, keeps what was typed, and logs the detail", async (server, { widgetKey, key }) => {
       const word = uniqueWord()
       await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
         const { page } = session
@@ -534,8 +537,14 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
         const typed = { name: "Alan", email: "alan@example", subject: `Bad email ${word}`, message: "Please help" }
         await fillForm(page, typed)
         await widget(page, "submit").click()
-        await expect.poll(() => widget(page, "error").textContent()).toBe("sender_email must be a valid email address")
+        // the visitor's words for the field, not the API's sender_email
+        await expect.poll(() => widget(page, "error").textContent()).toBe("Email must be a valid email address")
         expect(await widget(page, "error").isVisible()).toBe(true)
+        expect(session.consoleErrors.filter((line) => line.startsWith("[support-widget]"))).toEqual([
+          expect.stringMatching(
+            /^\[support-widget\] sending the ticket failed: 400 VALIDATION_ERROR: sender_email must be a valid email address \(request id \S+\)$/
+          )
+        ])
         expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
         expect(await widget(page, "status").textContent()).not.toMatch(/#\d+/)
 
@@ -544,6 +553,83 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
         expect((await formValues(page, ["subject"])).subject).toHaveLength(200)
       })
       expect((await ticketsMatching(server, key, word)).total).toBe(0)
+    })
+
+    browserTest("a wrong key: the visitor reads a plain message, the console gets the service's code and message", async (server) => {
+      const wrongKey = `tf_${"x".repeat(43)}`
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, wrongKey) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        await fillForm(page, { name: "Wes", email: "wes@example.com", subject: "Wrong key", message: "Hello?" })
+        await widget(page, "submit").click()
+        const error = widget(page, "error")
+        await expect.poll(() => error.textContent()).toBe(
+          "The support form is not available right now. Please try again later."
+        )
+        // nothing of the API's developer text reaches the visitor
+        const shown = await page.locator("#support-widget-host").evaluate((host) => host.shadowRoot!.textContent)
+        for (const developerText of ["API key", "Bearer", "tf_", "Authorization", "UNAUTHORIZED", "401"]) {
+          expect(shown, developerText).not.toContain(developerText)
+        }
+        expect(await widget(page, "retry").isHidden(), "trying again cannot help").toBe(true)
+        const logged = session.consoleErrors.filter((line) => line.startsWith("[support-widget]"))
+        expect(logged).toContainEqual(
+          expect.stringMatching(
+            /^\[support-widget\] sending the ticket failed: 401 UNAUTHORIZED: a valid API key is required.* \(request id \S+\)$/
+          )
+        )
+        // the suggestions' search was refused too: said in the console, not on the page
+        expect(logged).toContainEqual(expect.stringMatching(/^\[support-widget\] searching articles failed: 401 UNAUTHORIZED: /))
+        expect(session.consoleWarnings).toEqual([])
+      })
+    })
+
+    browserTest("a 409 while the first attempt is still being handled says so plainly and offers retry", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        let attempts = 0
+        await page.route("**/v1/tickets", async (route) => {
+          if (route.request().method() !== "POST" || ++attempts > 1) return route.continue()
+          return route.fulfill({
+            status: 409,
+            headers: { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" },
+            body: JSON.stringify({
+              error: { code: "CONFLICT", message: "a request with this Idempotency-Key is still in progress" }
+            })
+          })
+        })
+        await openPanel(page)
+        await fillForm(page, { name: "Cy", email: "cy@example.com", subject: `Conflict ${word}`, message: "Twice?" })
+        await widget(page, "submit").click()
+        await expect.poll(() => widget(page, "error").textContent()).toBe(
+          "Your request is still being sent. Please try again in a moment."
+        )
+        expect(session.consoleErrors).toContainEqual(
+          expect.stringMatching(/^\[support-widget\] sending the ticket failed: 409 CONFLICT: a request with this Idempotency-Key/)
+        )
+        await widget(page, "retry").click()
+        await shownTicketNumber(session)
+      })
+      expect((await ticketsMatching(server, key, word)).total).toBe(1)
+    })
+
+    browserTest("a full key in the page works, and warns once in the console that it must be a widget key", async (server, { key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, key) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        await field(page, "subject").pressSequentially(`Password ${word}`)
+        await expect.poll(() => session.consoleWarnings.length, { timeout: 10_000 }).toBeGreaterThan(0)
+        await fillForm(page, { email: "fay@example.com", message: "Filed with a full key" })
+        await widget(page, "submit").click()
+        await shownTicketNumber(session)
+        expect(session.consoleWarnings).toEqual([
+          expect.stringMatching(/^\[support-widget\] SupportWidgetConfig\.projectKey is a full API key: .*widget scope/)
+        ])
+        expect(await widget(page, "error").textContent()).toBe("")
+      })
+      expect((await ticketsMatching(server, key, word)).total).toBe(1)
     })
 
     // ---- 7. deflection -------------------------------------------------------------------------------
@@ -842,6 +928,16 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
             const demoKey = await page.evaluate(() => (window as any).SupportWidgetConfig.projectKey as string)
             expect(source).toContain(JSON.stringify(demoKey))
             expect(demoKey).toMatch(/^tf_/)
+            // its icon is an SVG that the browser can draw
+            const icon = await page.evaluate(async () => {
+              const link = document.querySelector<HTMLLinkElement>("link[rel=icon]")!
+              const image = new Image()
+              image.src = link.href
+              await image.decode()
+              return { type: link.type, width: image.naturalWidth }
+            })
+            expect(icon.type).toBe("image/svg+xml")
+            expect(icon.width).toBeGreaterThan(0)
 
             const [, filed] = await call(server, demoKey, (api) =>
               api.tickets.create({

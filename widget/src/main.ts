@@ -2,6 +2,7 @@
  * The embeddable support widget. The page defines `window.SupportWidgetConfig`, then loads this
  * script; it renders one launcher and form in a shadow root. Nothing here may throw into the page.
  */
+import { PREFIX } from "./api.ts"
 import { ConfigError, parseConfig } from "./config.ts"
 import { HOST_ID, mount, type WidgetHandle } from "./ui.ts"
 
@@ -11,8 +12,6 @@ declare global {
     SupportWidget?: WidgetHandle
   }
 }
-
-const PREFIX = "[support-widget]"
 
 function start(): void {
   try {

@@ -11,6 +11,8 @@ export const MESSAGES = {
   busy: "Busy, retrying…",
   busyGaveUp: "Support is busy right now. Please try again in a moment.",
   unreachable: "Could not reach support. Check your connection and try again.",
+  unavailable: "The support form is not available right now. Please try again later.",
+  stillSending: "Your request is still being sent. Please try again in a moment.",
   thanks: (n: number | undefined) =>
     n === undefined || Number.isNaN(n) ? "Thanks! Your ticket has been received." : `Thanks! Your ticket number is #${n}.`
 }
@@ -203,6 +205,24 @@ export function mount(config: WidgetConfig): WidgetHandle {
     return p
   }
 
+  /**
+   * A validation message about a field the visitor filled in, with the field's label in place of
+   * the API's name ("sender_email must be …" becomes "Email must be …"). Anything else is not the
+   * visitor's to fix: the console has the details.
+   */
+  const labels: Record<string, string | false> = {
+    subject: "Subject",
+    body: "Message",
+    sender_name: config.fields.name && "Name",
+    sender_email: config.fields.email && "Email",
+    priority: config.fields.priority && "Priority"
+  }
+  const fieldProblem = ({ code, message }: { code: string; message: string }) => {
+    const [, field, rule] = /^(\w+) (.+)$/.exec(message) ?? []
+    const label = code === "VALIDATION_ERROR" && field ? labels[field] : undefined
+    return typeof label === "string" ? `${label} ${rule}` : undefined
+  }
+
   const say = (text: string, ok = false) => {
     status.textContent = text
     status.classList.toggle("ok", ok)
@@ -236,7 +256,11 @@ export function mount(config: WidgetConfig): WidgetHandle {
           say(MESSAGES.thanks(outcome.ticketNumber), true)
           return
         }
-        if (outcome.kind === "rejected") return fail(outcome.message, false)
+        if (outcome.kind === "rejected") {
+          // an Idempotency-Key whose first attempt the service is still working on
+          if (outcome.code === "CONFLICT") return fail(MESSAGES.stillSending, true)
+          return fail(fieldProblem(outcome) ?? MESSAGES.unavailable, false)
+        }
         if (outcome.kind === "unreachable") return fail(MESSAGES.unreachable, true)
         if (retries >= MAX_RETRIES) return fail(MESSAGES.busyGaveUp, true)
         say(MESSAGES.busy)
