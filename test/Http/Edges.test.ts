@@ -82,7 +82,7 @@ const rawExchange = (port: number, bytes: string, chunk?: Buffer) =>
 
 const portOf = (server: TestServerShape) => Number(new URL(server.baseUrl).port)
 
-/** What an error must look like once it reaches a client over a connection the server closes. */
+/** What every refusal of Node's parser must look like once it reaches a client. */
 const expectEnvelope = (answer: RawAnswer, status: number, code: string, message: string) => {
   expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { error: { code, message } } })
   expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8")
@@ -91,6 +91,63 @@ const expectEnvelope = (answer: RawAnswer, status: number, code: string, message
   expect(answer.headers["x-request-id"]).toMatch(/^[A-Za-z0-9._:-]{1,128}$/)
   expect(answer.closedByServer).toBe(true)
 }
+
+// Deno's parser tells its errors apart only for a header overflow and a conflicting Transfer-Encoding
+const onDeno = "Deno" in globalThis
+const parserMessage = (message: string) => onDeno ? "the request is not valid HTTP/1.1" : message
+
+/** Requests llhttp refuses before the app sees them, each with the answer a client must get. */
+const refusedRequests: ReadonlyArray<readonly [string, string, number, string, string]> = [
+  [
+    "a header over Node's 16 KiB limit",
+    `GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(20 * 1024)}\r\n\r\n`,
+    431,
+    "REQUEST_HEADERS_TOO_LARGE",
+    "request headers must be at most 16 KiB in all"
+  ],
+  [
+    "a header name with a space in it",
+    "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    parserMessage("a header name contains a character HTTP does not allow")
+  ],
+  [
+    "a duplicate Content-Length",
+    "POST /v1/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
+    400,
+    "VALIDATION_ERROR",
+    parserMessage("Content-Length must appear once and not beside Transfer-Encoding: chunked")
+  ],
+  [
+    "Content-Length beside Transfer-Encoding: chunked",
+    "POST /v1/tickets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    "Transfer-Encoding must not come with Content-Length, and must end in chunked"
+  ],
+  [
+    "an unknown method",
+    "FROBNICATE /health HTTP/1.1\r\nHost: x\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    parserMessage("the request method is not a known HTTP method")
+  ],
+  [
+    "a request line with an unknown HTTP version",
+    "GET /health HTTP/9.9\r\nHost: x\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    parserMessage("the request line must end in HTTP/1.0 or HTTP/1.1, then CRLF")
+  ],
+  [
+    "a request line that is not HTTP at all",
+    "hello there\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    parserMessage("the request method is not a known HTTP method")
+  ]
+]
 
 describe.each(databaseKinds)("the edges of the wire on %s", (kind) => {
   layer(testServer(kind, { RATE_LIMIT_PER_MINUTE: "1000" }), { excludeTestServices: true })((it) => {
@@ -113,6 +170,66 @@ describe.each(databaseKinds)("the edges of the wire on %s", (kind) => {
         const api = yield* server.api(key)
         const next = yield* api.tickets.create({ payload: { subject: "After", body: "the big one" }, headers: {} })
         expect(next.ticket_number).toBe(1)
+      }))
+
+    for (const [name, bytes, status, code, message] of refusedRequests) {
+      it.effect(`answers ${name} with ${status} ${code} in the envelope`, () =>
+        Effect.gen(function*() {
+          const server = yield* TestServer
+          const answer = yield* Effect.promise(() => rawExchange(portOf(server), bytes))
+          expectEnvelope(answer, status, code, message)
+        }))
+    }
+
+    it.effect("answers a malformed chunk in a body the app is reading with 400 VALIDATION_ERROR in the envelope", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key } = yield* createProject(server)
+        // the headers were fine, so the app is at work on this request when the parser fails
+        const answer = yield* Effect.promise(() =>
+          rawExchange(
+            portOf(server),
+            `POST /v1/tickets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+              "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n"
+          ))
+        expectEnvelope(answer, 400, "VALIDATION_ERROR", parserMessage("the chunked request body is malformed"))
+      }))
+
+    it.effect("keeps the client's request id on a refused request when it sent a sane one", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const answer = yield* Effect.promise(() =>
+          rawExchange(
+            portOf(server),
+            `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: too-big-1\r\nX-Padding: ${"a".repeat(20 * 1024)}\r\n\r\n`
+          ))
+        expectEnvelope(answer, 431, "REQUEST_HEADERS_TOO_LARGE", "request headers must be at most 16 KiB in all")
+        expect(answer.headers["x-request-id"]).toBe("too-big-1")
+      }))
+  })
+
+  // the service keeps Node's timers (60 s for the headers, 300 s for a request, looked at every 30 s);
+  // only here are they short
+  const timeouts = { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 }
+  layer(testServer(kind, {}, undefined, { timeouts }), { excludeTestServices: true })((it) => {
+    it.effect("answers headers that never finish with 408 REQUEST_TIMEOUT in the envelope", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const answer = yield* Effect.promise(() => rawExchange(portOf(server), "GET /health HTTP/1.1\r\nHost: x\r\n"))
+        expectEnvelope(answer, 408, "REQUEST_TIMEOUT", "the request did not arrive in time")
+      }))
+
+    it.effect("answers a body that never finishes with 408 REQUEST_TIMEOUT in the envelope", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key } = yield* createProject(server)
+        const answer = yield* Effect.promise(() =>
+          rawExchange(
+            portOf(server),
+            `POST /v1/tickets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+              "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"subject\":"
+          ))
+        expectEnvelope(answer, 408, "REQUEST_TIMEOUT", "the request did not arrive in time")
       }))
   })
 })
