@@ -60,6 +60,13 @@ const isEscaped = (bytes: Uint8Array, at: number) => {
   return (at - 1 - before) % 2 === 1
 }
 
+/**
+ * A body cut off at the limit while more of it is on its way (chunked, so no length said so up
+ * front): the connection cannot carry another request, and the client must hear that before it is
+ * closed, as it does when a Content-Length was over the limit.
+ */
+const cutOffTooLarge = () => HttpServerResponse.setHeader(tooLarge(), "connection", "close")
+
 /** Paths served by the API, to tell an unknown path (404) from a known path with another method (405). */
 const knownRoutes = (() => {
   const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
@@ -160,7 +167,7 @@ const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, r
   if (HttpApiError.HttpApiSchemaError.is(failure) && failure.kind !== "Body" && failure.kind !== "ResponseHeaders") {
     return Effect.succeed(envelope(400, "VALIDATION_ERROR", decodeMessage(failure)))
   }
-  if (HttpApiError.HttpApiPayloadTooLarge.is(failure)) return Effect.succeed(tooLarge())
+  if (HttpApiError.HttpApiPayloadTooLarge.is(failure)) return Effect.succeed(cutOffTooLarge())
   if (HttpServerError.isHttpServerError(failure)) {
     const reason = failure.reason
     if (reason._tag === "RouteNotFound") {
@@ -180,7 +187,7 @@ const toResponse = (cause: Cause.Cause<unknown>, path: string, method: string, r
     if (reason._tag === "RequestParseError") {
       return Effect.succeed(
         reason.reason === "BodyTooLarge"
-          ? tooLarge()
+          ? cutOffTooLarge()
           : envelope(400, "VALIDATION_ERROR", "request body could not be read")
       )
     }

@@ -2,7 +2,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
-import { createServer } from "../../src/Http/NodeServer.ts"
+import { createServer, type RequestTimeouts } from "../../src/Http/NodeServer.ts"
 import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
@@ -71,6 +71,8 @@ export interface ServiceOptions {
    * untouched so they can read it; pipeline suites pass the edge services (mocks or real).
    */
   readonly pipeline?: Layer.Layer<Triage | ErrorTracker | Notifier> | "live" | undefined
+  /** Node's request timers, short for a suite about slow clients; Node's defaults otherwise. */
+  readonly timeouts?: RequestTimeouts | undefined
 }
 
 export const serviceLayer = (
@@ -87,7 +89,8 @@ export const serviceLayer = (
       : options.pipeline === "live"
       ? PipelineLive
       : pipelineLayer(options.pipeline)
-    return Layer.merge(serveOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })), pipeline).pipe(
+    const http = NodeHttpServer.layer(() => createServer(options.timeouts), { port: 0, host: "127.0.0.1" })
+    return Layer.merge(serveOn(http), pipeline).pipe(
       Layer.provideMerge(ServicesLive),
       Layer.provideMerge(Database.layer),
       Layer.provideMerge(Layer.succeed(AppConfig, config)),
