@@ -2,10 +2,15 @@ import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { RateLimit } from "../Http/RateLimit.ts"
 import { serviceName, serviceVersion } from "./Version.ts"
 
-// the answer never changes: encoded once, not on every probe
+// each answer is encoded once, not on every probe
 const healthy = HttpServerResponse.jsonUnsafe({ status: "ok", service: serviceName, version: serviceVersion })
+// still 200: this is liveness, and the service does answer; what it cannot reach is the shared
+// rate-limit store, so requests go unlimited meanwhile
+const degraded = HttpServerResponse.jsonUnsafe({ status: "degraded", service: serviceName, version: serviceVersion })
 
 export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
-  handlers.handleRaw("health", () => Effect.succeed(healthy)))
+  Effect.map(RateLimit, (rateLimit) =>
+    handlers.handleRaw("health", () => Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded))))

@@ -1,21 +1,134 @@
-import { NodeRedis } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { RateLimiter } from "effect/persistence"
+import { RateLimiter, Redis } from "effect/persistence"
+import { createClient } from "redis"
 import { AppConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
 
 const window = Duration.minutes(1)
 
+/** Whether the budget store can be used now: /health tells it, and requests go unlimited while it cannot. */
+class StoreReachable extends Context.Service<StoreReachable, () => boolean>()("app/Http/RateLimit/StoreReachable") {}
+
+/** Redis answers in a millisecond; a request waits this long for it at most before it goes unlimited. */
+const commandTimeout = Duration.millis(500)
+
+/** Before the first connection attempt has an outcome, startup waits this long at most. */
+const connectTimeoutMillis = 2_000
+
+const describeCause = (cause: unknown) => cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)
+
+/**
+ * The budget in Redis, shared by every instance. Redis being down or stuck must cost the API
+ * nothing: a request does not wait for a reconnection (no offline queue) nor past the time box;
+ * once a command has failed, requests skip Redis altogether until a probe finds it answering
+ * again, and the log says so once each way (node-redis reports every failed reconnection
+ * attempt as an error). The client reconnects in the background, for ever, backing off to 5 s.
+ */
+const redisStore = (url: string) =>
+  Layer.effectContext(Effect.gen(function*() {
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        createClient({
+          url,
+          disableOfflineQueue: true,
+          socket: {
+            connectTimeout: connectTimeoutMillis,
+            reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) + Math.floor(Math.random() * 100)
+          }
+        })
+      ),
+      // not close(): that would wait for commands stuck on a Redis that does not answer
+      (client) => Effect.sync(() => client.destroy())
+    )
+
+    const log = Effect.runSyncWith(yield* Effect.context<never>())
+    let reachable = true
+    const wentDown = (cause: unknown) => {
+      if (!reachable) return
+      reachable = false
+      log(Effect.logWarning(
+        "rate limit store (Redis) unavailable: requests go unlimited until it answers again",
+        describeCause(cause)
+      ))
+    }
+    const cameBack = () => {
+      if (reachable) return
+      reachable = true
+      log(Effect.logInfo("rate limit store (Redis) is back: requests are counted again"))
+    }
+    // without a listener node-redis would throw its errors; each one is a failed attempt
+    client.on("error", wentDown)
+
+    // the first attempt decides how the service starts: counting, or degraded; it is not waited
+    // for past the connect timeout, which a Redis that accepts and then never answers would outlast
+    // (connect() itself settles only once connected, or when the client is destroyed)
+    yield* Effect.callback<void>((resume) => {
+      const settled = () => {
+        client.off("ready", settled).off("error", settled)
+        resume(Effect.void)
+      }
+      client.on("ready", settled).on("error", settled)
+      client.connect().catch(() => {})
+      return Effect.sync(() => client.off("ready", settled).off("error", settled))
+    }).pipe(Effect.timeoutOrElse({
+      duration: Duration.millis(connectTimeoutMillis),
+      orElse: () => Effect.sync(() => wentDown(`no answer within ${connectTimeoutMillis} ms`))
+    }))
+
+    // node-redis times out only commands it has not written yet: one written to a Redis that
+    // stopped answering would wait for ever
+    const send = <A>(command: string, ...args: ReadonlyArray<string>) =>
+      Effect.tryPromise({
+        try: () => client.sendCommand([command, ...args]) as Promise<A>,
+        catch: (cause) => new Redis.RedisError({ cause })
+      }).pipe(Effect.timeoutOrElse({
+        duration: commandTimeout,
+        orElse: () =>
+          Effect.fail(new Redis.RedisError({ cause: `no answer within ${Duration.format(commandTimeout)}` }))
+      }))
+    // the limiter's scripts need commands only: no dedicated connection, no channel
+    const unused = Effect.fail(new Redis.RedisError({ cause: "not used by the rate limiter" }))
+    const redis = yield* Redis.make({ send, connect: unused, subscribe: () => unused })
+    const store = yield* RateLimiter.makeStoreRedis({ prefix: "support:ratelimit:" }).pipe(
+      Effect.provideService(Redis.Redis, redis)
+    )
+
+    const unavailable = new RateLimiter.RateLimiterError({
+      reason: new RateLimiter.RateLimitStoreError({ message: "rate limit store unavailable" })
+    })
+    const guarded = <A>(command: () => Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+      reachable
+        ? Effect.tapError(command(), (error) => Effect.sync(() => wentDown(error.reason.cause ?? error.reason)))
+        : Effect.fail(unavailable)
+
+    const probe = Effect.suspend(() =>
+      reachable ? Effect.void : store.fixedWindow({
+        key: "store-probe",
+        tokens: 1,
+        refillRate: Duration.seconds(1),
+        limit: undefined
+      }).pipe(Effect.match({ onSuccess: cameBack, onFailure: () => undefined }))
+    )
+    yield* Effect.forkScoped(Effect.repeat(probe, Schedule.spaced("1 second")))
+
+    return Context.make(StoreReachable, () => reachable).pipe(
+      Context.add(
+        RateLimiter.RateLimiterStore,
+        RateLimiter.RateLimiterStore.of({
+          ...store,
+          fixedWindow: (options) => guarded(() => store.fixedWindow(options)),
+          tokenBucket: (options) => guarded(() => store.tokenBucket(options))
+        })
+      )
+    )
+  }))
+
 /** The budget store: this process's memory, or Redis so that every instance shares one budget. */
 const StoreLive = Layer.unwrap(AppConfig.useSync((config) =>
   Option.match(config.redisUrl, {
-    onNone: () => RateLimiter.layerStoreMemory,
-    onSome: (url) =>
-      RateLimiter.layerStoreRedis({ prefix: "support:ratelimit:" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: Redacted.value(url) })),
-        Layer.orDie
-      )
+    onNone: () => Layer.merge(RateLimiter.layerStoreMemory, Layer.succeed(StoreReachable, () => true)),
+    onSome: (url) => redisStore(Redacted.value(url))
   })
 ))
 
@@ -27,6 +140,7 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* AppConfig
     const limit = config.rateLimitPerMinute
+    const storeReachable = yield* StoreReachable
 
     const headers = (remaining: number, reset: number, retryAfter?: number) =>
       HttpEffect.appendPreResponseHandler((_request, response) =>
@@ -43,10 +157,9 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
       Effect.matchEffect(limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window, limit, key }), {
         onSuccess: (result) => headers(result.remaining, seconds(result.resetAfter)),
         onFailure: (error) => {
-          if (error.reason._tag !== "RateLimitExceeded") {
-            // the limiter's store being down must not take the whole API down with it
-            return Effect.andThen(Effect.logWarning("rate limit store unavailable", error), headers(limit, 60))
-          }
+          // the limiter's store being down must not take the whole API down with it; the store
+          // logs its outage, once
+          if (error.reason._tag !== "RateLimitExceeded") return headers(limit, 60)
           const retryAfter = seconds(error.reason.retryAfter)
           // the HttpApi writes the 429 from the contract's error schema, which has no headers
           return Effect.andThen(
@@ -59,7 +172,11 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
         }
       })
 
-    return { check }
+    return {
+      check,
+      /** False while the budget store cannot be used and requests go unlimited: the service is degraded. */
+      storeReachable
+    }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(

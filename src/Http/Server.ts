@@ -24,6 +24,7 @@ import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
 import { EnvelopeLive } from "./Envelope.ts"
 import { Idempotency } from "./Idempotency.ts"
+import { RateLimit } from "./RateLimit.ts"
 import { AdminAuth, ProjectAuth } from "./Security.ts"
 
 type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Service.Identifier<Keys[number]>
@@ -44,7 +45,7 @@ const builtFrom = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...k
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([
-    HealthHttpLive.pipe(builtFrom()),
+    HealthHttpLive.pipe(builtFrom(RateLimit)),
     TicketsHttpLive.pipe(builtFrom(Tickets, Idempotency, ProjectAuth)),
     ArticlesHttpLive.pipe(builtFrom(Articles, ProjectAuth)),
     SearchHttpLive.pipe(builtFrom(Search, ProjectAuth)),
