@@ -151,9 +151,11 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
+  | "REQUEST_TIMEOUT"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
+  | "REQUEST_HEADERS_TOO_LARGE"
   | "INTERNAL_ERROR"
 
 /** The events a webhook delivery can carry. */
