@@ -1,7 +1,8 @@
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Data, Effect, Layer, Option, Runtime } from "effect"
 import { AdminToken } from "./Admin/AdminToken.ts"
 import { AppConfig } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
+import { DataDirInUse } from "./Database/DataDirLock.ts"
 import { seedDemo } from "./Demo/Demo.ts"
 import { Projects } from "./Projects/Projects.ts"
 
@@ -41,3 +42,30 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
   yield* Console.log(lines.join("\n"))
 }))
+
+/**
+ * Why the service cannot start, in one line for whoever started it, when it is something they
+ * can change: another process on DATA_DIR. Undefined for anything else.
+ */
+export const refusalOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  for (const reason of cause.reasons) {
+    const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    if (error instanceof DataDirInUse) return error.message
+  }
+  return undefined
+}
+
+/** Reported by `reportingRefusals` already: runMain only sets the exit code. */
+export class Refused extends Data.TaggedError("Refused") {
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * A refusal (see `refusalOf`) goes to stderr as its one line and the process exits 1, instead
+ * of a stack trace; every other failure is left to runMain.
+ */
+export const reportingRefusals = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Refused, R> =>
+  Effect.catchCause(effect, (cause): Effect.Effect<never, E | Refused> => {
+    const refusal = refusalOf(cause)
+    return refusal === undefined ? Effect.failCause(cause) : Effect.andThen(Console.error(refusal), Effect.fail(new Refused()))
+  })

@@ -8,7 +8,7 @@ import * as Statistics from "./Database/Statistics.ts"
 import { serveOn } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { ServicesLive } from "./Services.ts"
-import { StartupLive } from "./Startup.ts"
+import { reportingRefusals, StartupLive } from "./Startup.ts"
 
 const MainLive = Layer.unwrap(AppConfig.useSync((config) =>
   Layer.mergeAll(
@@ -29,5 +29,6 @@ Layer.launch(MainLive).pipe(
   // no trace exporter is configured, so spans (one per request, one per query) would be built
   // only to be dropped
   Effect.withTracerEnabled(false),
+  reportingRefusals,
   NodeRuntime.runMain
 )
