@@ -1,21 +1,89 @@
-import { Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
+import { HttpServer, HttpServerError } from "effect/http"
+import { resolve } from "node:path"
 import { AdminToken } from "./Admin/AdminToken.ts"
-import { AppConfig } from "./Config.ts"
+import { AppConfig, type Settings } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
+import { DataDirInUse } from "./Database/DataDirLock.ts"
 import { seedDemo } from "./Demo/Demo.ts"
+import { serviceName, serviceVersion } from "./Health/Version.ts"
 import { Projects } from "./Projects/Projects.ts"
 
+/** host:port of a URL setting, never its user or password; the whole text when it is not a URL. */
+const hostOf = (url: string, defaultPort?: number) => {
+  try {
+    const parsed = new URL(url)
+    // postgres:///db (a local socket) names no host at all
+    const host = parsed.host === "" ? "localhost" : parsed.host
+    return parsed.port === "" && defaultPort !== undefined ? `${host}:${defaultPort}` : host
+  } catch {
+    return "(an address that is not a URL)"
+  }
+}
+
+const databaseLine = (config: Settings) =>
+  Option.match(config.databaseUrl, {
+    onNone: () =>
+      config.dataDir === "memory://"
+        ? "embedded PGlite in memory (DATA_DIR=memory://): nothing is kept when the process ends"
+        : `embedded PGlite in ${resolve(config.dataDir)}`,
+    onSome: (secret) => {
+      const url = Redacted.value(secret)
+      try {
+        const parsed = new URL(url)
+        const name = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || decodeURIComponent(parsed.username) || "postgres"
+        return `PostgreSQL at ${hostOf(url, 5432)}, database ${name}`
+      } catch {
+        return "PostgreSQL at DATABASE_URL"
+      }
+    }
+  })
+
 /**
- * On an empty embedded database: a demo project with keys and a help centre, printed once with
- * a line to paste, so a newcomer can call the API a minute after `npm start`.
+ * What this process runs on, one line each: where each setting led, so a wrong environment
+ * shows at the first glance, without a password or a key in it.
+ */
+export const environmentLines = (config: Settings, url: string): Array<string> => [
+  `${serviceName} ${serviceVersion} is listening on ${url}` +
+  (config.host === "0.0.0.0" || config.host === "::" ? ` (every interface, HOST=${config.host})` : ""),
+  `  database:      ${databaseLine(config)}`,
+  `  rate limits:   ${
+    Option.match(config.redisUrl, {
+      onNone: () => "counted in this process's memory (set REDIS_URL to share them between instances)",
+      onSome: (redis) => `Redis at ${hostOf(Redacted.value(redis), 6379)}`
+    })
+  }`,
+  `  triage:        ${
+    config.triageProvider === "openai"
+      ? `OpenAI-compatible API at ${hostOf(config.openAiBaseUrl)}, model ${config.triageModel}`
+      : "the built-in local classifier (no network)"
+  }`,
+  ...(config.errorTracker === "sentry"
+    ? [`  error tracker: Sentry at ${hostOf(config.sentryBaseUrl)}, organization ${config.sentryOrg || "(SENTRY_ORG unset)"}`]
+    : []),
+  ...Option.match(config.smtpUrl, {
+    onNone: () => [],
+    onSome: (smtp) => [`  mail:          SMTP at ${hostOf(Redacted.value(smtp))}`]
+  }),
+  ""
+]
+
+/**
+ * Says what the process runs on and where it listens; on an empty embedded database, first
+ * creates a demo project with keys and a help centre, printed once with a line to paste, so a
+ * newcomer can call the API a minute after `npm start`. Built once the port is bound, so a port
+ * in use stops the start before any key is made and shown.
  */
 export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const database = yield* DatabaseInfo
   const admin = yield* AdminToken
   const projects = yield* Projects
-  const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`
-  const lines: Array<string> = []
+  const server = yield* HttpServer.HttpServer
+  const port = "port" in server.address ? server.address.port : config.port
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+  const lines = environmentLines(config, base)
   if (database.kind === "embedded" && (yield* projects.count) === 0) {
     const demo = yield* Effect.orDie(seedDemo())
     lines.push(
@@ -41,3 +109,47 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
   yield* Console.log(lines.join("\n"))
 }))
+
+/** A failed listen in one line: which address, and what to change. */
+const listenRefusal = (error: unknown) => {
+  const { address, code, message, port } = error as { address?: string; code?: string; message?: string; port?: number }
+  const where = `port ${port} on ${address}`
+  switch (code) {
+    case "EADDRINUSE":
+      return `${where} is in use: stop what listens there or set PORT`
+    case "EACCES":
+      return `${where} needs privileges this process lacks: set PORT to 1024 or above`
+    case "EADDRNOTAVAIL":
+      return `HOST ${address} is not an address of this machine: set HOST`
+    default:
+      return `cannot listen on ${where} (${message}): check HOST and PORT`
+  }
+}
+
+/**
+ * Why the service cannot start, in one line for whoever started it, when it is something they
+ * can change: another process on DATA_DIR, a port in use. Undefined for anything else.
+ */
+export const refusalOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  for (const reason of cause.reasons) {
+    const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    if (error instanceof DataDirInUse) return error.message
+    if (error instanceof HttpServerError.ServeError) return listenRefusal(error.cause)
+  }
+  return undefined
+}
+
+/** Reported by `reportingRefusals` already: runMain only sets the exit code. */
+export class Refused extends Data.TaggedError("Refused") {
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * A refusal (see `refusalOf`) goes to stderr as its one line and the process exits 1, instead
+ * of a stack trace; every other failure is left to runMain.
+ */
+export const reportingRefusals = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Refused, R> =>
+  Effect.catchCause(effect, (cause): Effect.Effect<never, E | Refused> => {
+    const refusal = refusalOf(cause)
+    return refusal === undefined ? Effect.failCause(cause) : Effect.andThen(Console.error(refusal), Effect.fail(new Refused()))
+  })

@@ -1,6 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer, References } from "effect"
+import { Effect, Latch, Layer, References } from "effect"
+import { HttpServer } from "effect/http"
 import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
@@ -8,26 +9,51 @@ import * as Statistics from "./Database/Statistics.ts"
 import { serveOn } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { ServicesLive } from "./Services.ts"
-import { StartupLive } from "./Startup.ts"
+import { reportingRefusals, StartupLive } from "./Startup.ts"
 
-const MainLive = Layer.unwrap(AppConfig.useSync((config) =>
-  Layer.mergeAll(
-    serveOn(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+/**
+ * The server, answering only once `ready` opens: a request that arrives before waits for it
+ * rather than being lost, since the socket opens before start-up is done.
+ */
+const answeringWhen = (ready: Latch.Latch) =>
+  Layer.effect(
+    HttpServer.HttpServer,
+    Effect.map(HttpServer.HttpServer, (server) =>
+      HttpServer.make({
+        address: server.address,
+        serve: (app, middleware) => {
+          const gated = Effect.suspend(() => ready.isOpen() ? app : ready.whenOpen(app))
+          return middleware === undefined ? server.serve(gated) : server.serve(gated, middleware)
+        }
+      }))
+  )
+
+const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
+  const ready = Latch.makeUnsafe(false)
+  // the port is bound before the demo project is made: its keys are shown once, and a port in
+  // use must stop the start before that, not after; the first request still finds the demo
+  const serving = Layer.effectDiscard(ready.open).pipe(
+    Layer.provide(StartupLive),
+    Layer.provide(serveOn(answeringWhen(ready).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    )))
+  )
+  return Layer.mergeAll(
+    serving,
     PipelineLive,
     // autovacuum looks once a minute by default: late for a table that grows by thousands a second
     Statistics.layer("10 seconds")
   ).pipe(
-    // the first request must find the demo project: seed before the port opens
-    Layer.provide(StartupLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel))
   )
-)).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
+})).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
 
 Layer.launch(MainLive).pipe(
   // no trace exporter is configured, so spans (one per request, one per query) would be built
   // only to be dropped
   Effect.withTracerEnabled(false),
+  reportingRefusals,
   NodeRuntime.runMain
 )

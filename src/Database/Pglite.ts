@@ -5,6 +5,7 @@ import { Context, Effect, Layer, Queue, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdir } from "node:fs/promises"
+import * as DataDirLock from "./DataDirLock.ts"
 import { makePgliteWire } from "./PgliteWire.ts"
 
 /** NOTIFYs delivered to the embedded database's one session, by channel: first `subscribed`, then one `notified` each. */
@@ -13,14 +14,19 @@ export class EmbeddedNotifications extends Context.Service<EmbeddedNotifications
 }>()("app/Database/EmbeddedNotifications") {}
 
 const open = (dataDir: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const inMemory = dataDir === "memory://"
-      if (!inMemory) await mkdir(dataDir, { recursive: true })
-      return PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm } })
-    }),
-    (db) => Effect.promise(() => db.close())
-  )
+  Effect.gen(function*() {
+    const inMemory = dataDir === "memory://"
+    if (!inMemory) {
+      yield* Effect.promise(() => mkdir(dataDir, { recursive: true }))
+      // PGlite lets a second process open the same directory, and one of them then loses its
+      // writes: the lock is taken first and let go only after the database is closed
+      yield* DataDirLock.hold(dataDir)
+    }
+    return yield* Effect.acquireRelease(
+      Effect.promise(() => PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm } })),
+      (db) => Effect.promise(() => db.close())
+    )
+  })
 
 /**
  * The embedded database through the same SQL client as a server: PGlite speaks the wire
