@@ -2,21 +2,23 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
-import { ArticlesRepo } from "./Repo.ts"
+import { type ImportedArticle, ArticlesRepo } from "./Repo.ts"
 
 const articleNotFound = new NotFound({ message: "article not found" })
 const slugConflict = (slug: string) => new Conflict({ message: `slug ${slug} is already used by another article` })
 
-/** `How do I reset my password?` → `how-do-i-reset-my-password` */
-export const slugify = (title: string) =>
-  title
+/** `How do I reset my password?` → `how-do-i-reset-my-password`; empty when no letter or digit is left. */
+export const slugWords = (text: string) =>
+  text
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80)
-    .replace(/-+$/g, "") || "article"
+    .replace(/-+$/g, "")
+
+export const slugify = (title: string) => slugWords(title) || "article"
 
 export class Articles extends Context.Service<Articles>()("app/Articles", {
   make: Effect.gen(function*() {
@@ -76,7 +78,21 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       if (!isUuid(id) || !(yield* repo.remove(projectId, id))) return yield* articleNotFound
     })
 
-    return { search, create, update, remove, analyze: repo.analyze }
+    /**
+     * Writes an import all or nothing, matching articles by slug, then refreshes the planner's
+     * statistics of the table, which autovacuum (off on some servers, absent on PGlite) would
+     * otherwise leave as they were before the bulk write.
+     */
+    const importBySlug = Effect.fn("Articles.importBySlug")(function*(
+      projectId: string,
+      articles: ReadonlyArray<ImportedArticle>
+    ) {
+      const written = yield* repo.importBySlug(projectId, articles)
+      if (written.some((article) => article.outcome !== "unchanged")) yield* repo.analyze
+      return written
+    })
+
+    return { search, create, update, remove, importBySlug }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ArticlesRepo.layer))

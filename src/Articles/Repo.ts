@@ -27,6 +27,8 @@ const HitRow = Schema.Struct({
 
 const Created = Schema.Struct({ id: Schema.String, slug: Schema.String })
 const Slug = Schema.Struct({ slug: Schema.String })
+const Upserted = Schema.Struct({ id: Schema.String, inserted: Schema.Boolean })
+const Id = Schema.Struct({ id: Schema.String })
 
 /** Matched words wrapped in <mark>; the plain text around them HTML-escaped so the excerpt is safe to render. */
 const headlineOptions = "StartSel=<mark>, StopSel=</mark>, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=\" … \""
@@ -38,6 +40,18 @@ export interface ArticleChange {
   readonly slug?: string | undefined
   readonly published?: boolean | undefined
 }
+
+/** An article of an import, matched to a stored one by its slug. */
+export interface ImportedArticle {
+  readonly title: string
+  readonly body: string
+  readonly category: string
+  readonly slug: string
+  /** unset: a new article is unpublished and a stored one keeps its state */
+  readonly published: boolean | undefined
+}
+
+export type ImportOutcome = "created" | "updated" | "unchanged"
 
 export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/Repo", {
   make: Effect.gen(function*() {
@@ -118,10 +132,47 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
     const remove = (projectId: string, id: string) =>
       sql`DELETE FROM articles WHERE project_id = ${projectId} AND id = ${id} RETURNING id`.pipe(Rows.some)
 
+    /**
+     * One article of an import, by slug. An article whose fields already match is not written, so
+     * a repeated import leaves it (and its updated_at) alone; `xmax = 0` holds only for a row this
+     * statement inserted, which tells a creation from an update in the one round trip.
+     */
+    const upsertBySlug = (projectId: string, article: ImportedArticle) => {
+      const published = article.published ?? null
+      return sql`
+        INSERT INTO articles (project_id, title, body, category, slug, published)
+        VALUES (${projectId}, ${article.title}, ${article.body}, ${article.category}, ${article.slug},
+          coalesce(${published}::boolean, false))
+        ON CONFLICT (project_id, slug) DO UPDATE SET
+          title = excluded.title,
+          body = excluded.body,
+          category = excluded.category,
+          published = coalesce(${published}::boolean, articles.published),
+          updated_at = now()
+        WHERE (articles.title, articles.body, articles.category, articles.published)
+          IS DISTINCT FROM (excluded.title, excluded.body, excluded.category, coalesce(${published}::boolean, articles.published))
+        RETURNING id, xmax = 0 AS inserted`.pipe(
+        Rows.first(Upserted),
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            sql`SELECT id FROM articles WHERE project_id = ${projectId} AND slug = ${article.slug}`.pipe(
+              Rows.single(Id),
+              Effect.map(({ id }) => ({ id, slug: article.slug, outcome: "unchanged" as ImportOutcome }))
+            ),
+          onSome: ({ id, inserted }) =>
+            Effect.succeed({ id, slug: article.slug, outcome: (inserted ? "created" : "updated") as ImportOutcome })
+        }))
+      )
+    }
+
+    /** A whole import in one transaction: every article written, or none. */
+    const importBySlug = (projectId: string, articles: ReadonlyArray<ImportedArticle>) =>
+      Rows.transaction(sql)(Effect.forEach(articles, (article) => upsertBySlug(projectId, article)))
+
     /** What autovacuum would do after a bulk import, so the planner sees the new rows at once. */
     const analyze = sql`ANALYZE articles`.pipe(Rows.run)
 
-    return { search, slugsLike, insert, update, remove, analyze }
+    return { search, slugsLike, insert, update, remove, importBySlug, analyze }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -14,7 +14,10 @@ export interface DemoProject {
   readonly articles: number
 }
 
-/** A project with a full key, a widget key and a published help centre, so search finds something. */
+/**
+ * A project with a full key, a widget key and a published help centre, so search finds something.
+ * The articles go in as an import does, which analyzes the table after: search plans see them at once.
+ */
 export const seedDemo = Effect.fn("Demo.seed")(function*() {
   const projects = yield* Projects
   const project = yield* projects.create("Demo project")

@@ -1,73 +1,197 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Cause, Config, Console, Effect, Layer, Option, Runtime, SchemaIssue } from "effect"
+import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
+import { SqlError } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
-import { importFolder } from "../Articles/Import.ts"
+import { Articles } from "../Articles/Articles.ts"
+import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
 import * as Database from "../Database/Database.ts"
 import { seedDemo } from "../Demo/Demo.ts"
+import { isApiError } from "../Domain/Errors.ts"
+import { isUuid } from "../Domain/Fields.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import { Projects } from "../Projects/Projects.ts"
-import { Articles } from "../Articles/Articles.ts"
 
-const project = Flag.String("project").pipe(Flag.withDescription("project id"))
+/** The services of the HTTP API that the commands use, over the database the settings name. */
+const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, AdminToken.layer).pipe(
+  Layer.provideMerge(Database.layer),
+  Layer.provide(AppConfig.layer),
+  Layer.provideMerge(NodeServices.layer)
+)
 
-const projectsCreate = Command.make("create", { name: Argument.String("name") }, ({ name }) =>
-  Effect.gen(function*() {
-    const created = yield* (yield* Projects).create(name)
-    yield* Console.log(`project id: ${created.project_id}\nkey id:     ${created.key_id}\nfull key:   ${created.api_key}`)
-  })).pipe(Command.withDescription("create a project and its first full key"))
+/** A mistake of the person at the keyboard: shown as one line on stderr, exit status 1. */
+const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
-const projectsList = Command.make("list", {}, () =>
-  Effect.gen(function*() {
-    for (const p of yield* (yield* Projects).list) yield* Console.log(`${p.project_id}  ${p.created_at}  ${p.name}`)
-  })).pipe(Command.withDescription("list every project"))
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under a driver's summary. */
+const rootMessage = (error: unknown): string | undefined => {
+  let message: string | undefined
+  // a chain may loop back on itself (an error and its reason sharing one cause)
+  for (const seen = new Set<unknown>(); typeof error === "object" && error !== null && !seen.has(error);) {
+    seen.add(error)
+    if (error instanceof Error && error.message !== "") message = error.message
+    error = (error as { cause?: unknown }).cause
+  }
+  return message
+}
+
+/**
+ * The failures a person can act on, as a user error with a message that says what to do: the
+ * domain errors of the services, a setting that does not parse, a database that cannot be reached.
+ * Anything else is left as it is, for the last-resort report.
+ */
+const forPerson = (error: unknown): unknown => {
+  if (isApiError(error)) return userError(error.message)
+  if (error instanceof Config.ConfigError) {
+    const issue = error.cause._tag === "SchemaError" ? formatIssues(error.cause.issue).issues[0] : undefined
+    const setting = (issue?.path ?? []).map(String).join(".")
+    const message = issue?.message ?? error.message
+    return userError(`invalid setting${setting === "" || message.startsWith(setting) ? "" : ` ${setting}`}: ${message}`)
+  }
+  if (
+    SqlError.isSqlError(error) &&
+    (error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError")
+  ) {
+    return userError(`cannot use the database of DATABASE_URL: ${rootMessage(error) ?? error.message}`)
+  }
+  return error
+}
+
+/**
+ * A command's work over the database of the settings, its failures turned into what a person
+ * can act on. The database is opened only once the command line has parsed, so `--help` and a
+ * mistyped flag touch no database.
+ */
+const operating = <Input, E, R>(work: (input: Input) => Effect.Effect<void, E, R>) => (input: Input) =>
+  work(input).pipe(
+    Effect.provide(ServicesForCli),
+    Effect.catch((error) => Effect.fail(forPerson(error))),
+    // the database layer dies when it cannot connect: still the operator's to fix
+    Effect.catchDefect((defect) => {
+      const shown = forPerson(defect)
+      return shown === defect ? Effect.die(defect) : Effect.fail(shown)
+    })
+  )
+
+const project = Flag.String("project").pipe(
+  Flag.withDescription("project id (`support projects list` shows them)"),
+  Flag.filter(isUuid, () => "a project id as `support projects list` shows them")
+)
+
+/** Fails with a user error naming the project when there is none with that id. */
+const requireProject = Effect.fn(function*(projectId: string) {
+  yield* (yield* Projects).requireProject(projectId).pipe(
+    Effect.catchTag("NotFound", () =>
+      Effect.fail(userError(`no project ${projectId} (\`support projects list\` shows the projects)`)))
+  )
+})
+
+const projectsCreate = Command.make(
+  "create",
+  { name: Argument.String("name") },
+  operating(({ name }) =>
+    Effect.gen(function*() {
+      const created = yield* (yield* Projects).create(name)
+      yield* Console.log(`project id: ${created.project_id}\nkey id:     ${created.key_id}\nfull key:   ${created.api_key}`)
+    }))
+).pipe(Command.withDescription("create a project and its first full key"))
+
+const projectsList = Command.make(
+  "list",
+  {},
+  operating(() =>
+    Effect.gen(function*() {
+      for (const p of yield* (yield* Projects).list) yield* Console.log(`${p.project_id}  ${p.created_at}  ${p.name}`)
+    }))
+).pipe(Command.withDescription("list every project"))
 
 const keysCreate = Command.make("create", {
   project,
   scope: Flag.Literals("scope", ["full", "widget"]).pipe(Flag.withDefault("full" as const)),
   name: Flag.String("name").pipe(Flag.optional)
-}, ({ name, project, scope }) =>
+}, operating(({ name, project, scope }) =>
   Effect.gen(function*() {
+    yield* requireProject(project)
     const key = yield* (yield* Projects).createKey(project, { name: Option.getOrNull(name), scope })
     yield* Console.log(`key id: ${key.key_id}\nscope:  ${key.scope}\nkey:    ${key.api_key}`)
-  })).pipe(Command.withDescription("issue an API key; it is shown only now"))
+  }))).pipe(Command.withDescription("issue an API key; it is shown only now"))
 
-const keysRevoke = Command.make("revoke", { project, keyId: Argument.String("key-id") }, ({ keyId, project }) =>
-  Effect.gen(function*() {
-    yield* (yield* Projects).revokeKey(project, keyId)
-    yield* Console.log(`revoked ${keyId}`)
-  })).pipe(Command.withDescription("revoke an API key at once, on every instance"))
+const keysRevoke = Command.make(
+  "revoke",
+  { project, keyId: Argument.String("key-id") },
+  operating(({ keyId, project }) =>
+    Effect.gen(function*() {
+      yield* requireProject(project)
+      yield* (yield* Projects).revokeKey(project, keyId).pipe(
+        Effect.catchTag("NotFound", () =>
+          Effect.fail(userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)))
+      )
+      yield* Console.log(`revoked ${keyId}`)
+    }))
+).pipe(Command.withDescription("revoke an API key at once, on every instance"))
 
 const articlesImport = Command.make("import", {
   project,
-  publish: Flag.Boolean("publish").pipe(Flag.withDescription("publish every imported article")),
-  folder: Argument.Directory("folder", { mustExist: true })
-}, ({ folder, project, publish }) =>
+  publish: Flag.Boolean("publish").pipe(
+    Flag.optional,
+    Flag.withDescription("publish every file (--no-publish: none); without it each file's `published:` decides")
+  ),
+  folder: Argument.String("folder").pipe(Argument.withDescription("folder of .md files; subfolders are read too"))
+}, operating(({ folder, project, publish }) =>
   Effect.gen(function*() {
-    yield* (yield* Projects).requireProject(project)
-    const imported = yield* importFolder(project, folder, { publish: publish ? true : undefined })
-    for (const article of imported) yield* Console.log(`${article.file} → ${article.slug} (${article.id})`)
-    yield* Console.log(`${imported.length} articles imported`)
-  })).pipe(Command.withDescription("import Markdown files (front matter: title, category, slug?, published?)"))
-
-const demo = Command.make("demo", {}, () =>
-  Effect.gen(function*() {
-    const seeded = yield* seedDemo()
-    yield* Console.log(
-      `project id: ${seeded.projectId}\nfull key:   ${seeded.fullKey}\nwidget key: ${seeded.widgetKey}\n${seeded.articles} articles published`
+    yield* requireProject(project)
+    const imported = yield* importFolder(project, folder, { publish: Option.getOrUndefined(publish) }).pipe(
+      Effect.catchTag("InvalidArticleFiles", (invalid: InvalidArticleFiles) =>
+        Effect.andThen(
+          Effect.forEach(invalid.rejected, ({ file, reason }) => Console.error(`${file}: ${reason}`), { discard: true }),
+          Effect.fail(userError(invalid.message))
+        ))
     )
-  })).pipe(Command.withDescription("create a demo project with keys and a published help centre"))
+    for (const article of imported) {
+      yield* Console.log(`${article.outcome.padEnd(9)} ${article.file} → ${article.slug} (${article.id})`)
+    }
+    const count = (outcome: string) => imported.filter((article) => article.outcome === outcome).length
+    yield* Console.log(`created ${count("created")}, updated ${count("updated")}, unchanged ${count("unchanged")}`)
+  }))).pipe(
+    Command.withShortDescription("import a folder of Markdown articles, all or nothing; run again to update them"),
+    Command.withDescription([
+      "Imports the .md files of a folder and of its subfolders (hidden ones skipped) as articles, all or nothing:",
+      "if any file is not a valid article, each one is named with its reason and nothing is written.",
+      "Front matter: title, category, and optionally slug and published (true or false).",
+      "An article is matched by its slug (the front matter's, else one derived from its title), so importing",
+      "the folder again updates the same articles; articles that are not in the folder are left alone.",
+      "--publish publishes every file and --no-publish none; without either, each file's published: decides,",
+      "and a file that does not say is created unpublished and keeps its published state when updated."
+    ].join("\n  "))
+  )
 
-const adminToken = Command.make("admin-token", {}, () =>
-  Effect.gen(function*() {
-    const admin = yield* AdminToken
-    yield* Option.match(admin.token, {
-      onNone: () => Console.log("no admin token: set ADMIN_TOKEN (required on PostgreSQL)"),
-      onSome: (token) => Console.log(token)
-    })
-  })).pipe(Command.withDescription("print the admin token of the embedded database"))
+const demo = Command.make(
+  "demo",
+  {},
+  operating(() =>
+    Effect.gen(function*() {
+      const seeded = yield* seedDemo()
+      yield* Console.log(
+        `project id: ${seeded.projectId}\nfull key:   ${seeded.fullKey}\nwidget key: ${seeded.widgetKey}\n${seeded.articles} articles published`
+      )
+    }))
+).pipe(Command.withDescription("create a demo project with keys and a published help centre"))
+
+const adminToken = Command.make(
+  "admin-token",
+  {},
+  operating(() =>
+    Effect.gen(function*() {
+      const admin = yield* AdminToken
+      if (Option.isNone(admin.token)) {
+        return yield* userError("no admin token: set ADMIN_TOKEN (on PostgreSQL it is never generated)")
+      }
+      yield* Console.log(admin.token.value)
+    }))
+).pipe(Command.withDescription("print the admin token (ADMIN_TOKEN, or the one generated for the embedded database)"))
 
 const cli = Command.make("support").pipe(
   Command.withSubcommands([
@@ -79,15 +203,37 @@ const cli = Command.make("support").pipe(
   ])
 )
 
-/** The services of the HTTP API that the commands use, over the database the settings name. */
-const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, AdminToken.layer).pipe(
-  Layer.provideMerge(Database.layer),
-  Layer.provide(AppConfig.layer),
-  Layer.provideMerge(NodeServices.layer)
-)
+/** Every error as one line on stderr, `error: …`, with no banner and no colour to strip. */
+const formatter: CliOutput.Formatter = {
+  ...CliOutput.defaultFormatter(),
+  formatError: (error) => `error: ${error.message}`,
+  formatErrors: (errors) => errors.map((error) => `error: ${error.message}`).join("\n")
+}
+
+/** A mistyped command line gets its mistake and where the usage is, on stderr; not a page of help on stdout. */
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Console.error(
+        event.errors.map((error) => `error: ${error.message} — see \`${event.commandPath.join(" ")} --help\``)
+          .join("\n")
+      )
+      : CliOutput.defaultPresenter.present(event)
+}
+
+/**
+ * The last resort: a failure nobody has shown yet is a defect of ours, printed whole for the bug
+ * report. Whatever the CLI printed itself (help, usage mistakes, user errors) is marked reported.
+ */
+const reportDefects = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapCause(effect, (cause) =>
+    Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause))
+      ? Effect.void
+      : Console.error(`error: unexpected failure, a defect worth reporting:\n${Cause.pretty(cause)}`))
 
 cli.pipe(
   Command.run({ version: serviceVersion }),
-  Effect.provide(ServicesForCli),
-  NodeRuntime.runMain
+  reportDefects,
+  Effect.provide(Layer.mergeAll(CliOutput.layer(formatter), CliOutput.layerPresenter(presenter), NodeServices.layer)),
+  NodeRuntime.runMain({ disableErrorReporting: true })
 )
