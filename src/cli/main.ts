@@ -7,6 +7,7 @@ import { AdminToken } from "../Admin/AdminToken.ts"
 import { Articles } from "../Articles/Articles.ts"
 import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
+import { DataDirInUse } from "../Database/DataDirLock.ts"
 import * as Database from "../Database/Database.ts"
 import { seedDemo } from "../Demo/Demo.ts"
 import { isApiError } from "../Domain/Errors.ts"
@@ -45,6 +46,7 @@ const rootMessage = (error: unknown): string | undefined => {
  */
 const forPerson = (error: unknown): unknown => {
   if (isApiError(error)) return userError(error.message)
+  if (error instanceof DataDirInUse) return userError(error.message)
   if (error instanceof Config.ConfigError) {
     const issue = error.cause._tag === "SchemaError" ? formatIssues(error.cause.issue).issues[0] : undefined
     const setting = (issue?.path ?? []).map(String).join(".")

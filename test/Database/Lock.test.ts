@@ -97,6 +97,7 @@ describe("the embedded database's DATA_DIR has one user at a time", () => {
     const cli = await runToExit(process.execPath, ["src/cli/main.ts", "projects", "create", "Lost"], { DATA_DIR: dataDir })
     expect(cli.code).not.toBe(0)
     expect(cli.stdout + cli.stderr).toMatch(inUseBy(holder.pid))
+    expect(linesOtherThan(cli.stdout + cli.stderr, inUseBy(holder.pid))).toEqual([])
     expect(cli.stdout).not.toContain("project id")
 
     const inProcess = await openInProcess(dataDir)
