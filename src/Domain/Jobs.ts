@@ -52,6 +52,17 @@ export interface Attempt {
 export type JobHandler = (job: ClaimedJob, attempt: Attempt) => Effect.Effect<void, JobFailed>
 
 /**
+ * Runs many jobs of one kind together: a statement for all of them, not one each, which is what
+ * lets the pipeline keep up with a flood of tickets. The batch succeeds or fails as a whole; a
+ * failed batch is retried job by job on each job's own schedule.
+ */
+export interface BatchJobHandler {
+  readonly batch: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void, JobFailed>
+  /** the most jobs one batch takes */
+  readonly size: number
+}
+
+/**
  * An event rides in its job as the JSON text that will be sent: a jsonb object would come back
  * with its keys reordered, and receivers should see `event`, `timestamp`, `data` in that order.
  */

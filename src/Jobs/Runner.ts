@@ -1,19 +1,25 @@
-import { Cause, Clock, Context, Duration, Effect, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
-import { type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
+import { type BatchJobHandler, type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
 import { JobsRepo } from "./Repo.ts"
 import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
 
-/** What each kind of job does. A kind without a handler is never claimed by this instance. */
-export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<JobKind, JobHandler>>>()(
+/**
+ * What each kind of job does, one job at a time or in batches. A kind without a handler is never
+ * claimed by this instance.
+ */
+export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<JobKind, JobHandler | BatchJobHandler>>>()(
   "app/Jobs/JobHandlers"
 ) {}
 
-/** Jobs of a kind one instance runs at once, unless JOB_CONCURRENCY says otherwise. */
+/**
+ * Jobs of a kind one instance has in hand at once, unless JOB_CONCURRENCY says otherwise. Kinds
+ * run in batches hold several batches' worth, so one batch is claimed while another runs.
+ */
 const defaultConcurrency: Record<JobKind, number> = {
-  triage: 4,
-  duplicate_check: 2,
+  triage: 128,
+  duplicate_check: 128,
   error_link: 4,
   // an attempt mostly waits on the receiver: many in flight cost little
   webhook_delivery: 64,
@@ -84,36 +90,52 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   )
   const running = yield* FiberSet.make<void>()
 
-  const runJob = (job: ClaimedJob, handler: JobHandler) =>
+  /** Records how an attempt ended: done, due again on its schedule, or failed for good. */
+  const settle = (job: ClaimedJob, retryDelay: Option.Option<Duration.Duration>, exit: Exit.Exit<void, JobFailed>) =>
     Effect.gen(function*() {
-      const retryDelay = yield* delayAfter(policyOf(job), job.attempts)
-      const exit = yield* handler(job, { retryDelay }).pipe(
-        Effect.timeoutOrElse({
-          duration: handlerTimeBox,
-          orElse: () => Effect.fail(new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` }))
-        }),
-        Effect.exit
-      )
-      const now = yield* Clock.currentTimeMillis
       if (exit._tag === "Success") return yield* Queue.offer(finished, job)
+      const now = yield* Clock.currentTimeMillis
       const error = describe(exit.cause)
       const retryAt = Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
       yield* Effect.logWarning(
         Option.isSome(retryAt)
           ? `job failed (attempt ${job.attempts}); retrying at ${new Date(retryAt.value).toISOString()}: ${error}`
           : `job failed for good after ${job.attempts} attempts: ${error}`
-      )
+      ).pipe(Effect.annotateLogs({ job_id: job.id, job_kind: job.kind }))
       yield* repo.fail(job, now, error, Option.getOrUndefined(retryAt))
       // the claimer's sleep was set before this retry existed: let it look again
       if (Option.isSome(retryAt)) yield* Queue.offer(wake, undefined)
+    })
+
+  const timeBoxed = (attempt: Effect.Effect<void, JobFailed>) =>
+    attempt.pipe(
+      Effect.timeoutOrElse({
+        duration: handlerTimeBox,
+        orElse: () => Effect.fail(new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` }))
+      }),
+      Effect.exit
+    )
+
+  /** Runs jobs of one kind, by themselves or as one batch, and gives their slots back after. */
+  const runJobs = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, handler: JobHandler | BatchJobHandler) =>
+    Effect.gen(function*() {
+      const retryDelays = yield* Effect.forEach(jobs, (job) => delayAfter(policyOf(job), job.attempts))
+      if (typeof handler === "function") {
+        const exit = yield* timeBoxed(handler(jobs[0]!, { retryDelay: retryDelays[0]! }))
+        return yield* settle(jobs[0]!, retryDelays[0]!, exit)
+      }
+      const exit = yield* timeBoxed(handler.batch(jobs))
+      yield* Effect.forEach(jobs, (job, i) => settle(job, retryDelays[i]!, exit), { discard: true })
     }).pipe(
-      Effect.onInterrupt(() => Effect.flatMap(Clock.currentTimeMillis, (now) => repo.release(job, now))),
+      Effect.onInterrupt(() =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.forEach(jobs, (job) => repo.release(job, now), { discard: true }))
+      ),
       Effect.catchCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
       Effect.ensuring(Effect.suspend(() => {
-        busy[job.kind]--
-        return backlog[job.kind] ? Queue.offer(wake, undefined) : Effect.void
+        busy[kind] -= jobs.length
+        return backlog[kind] ? Queue.offer(wake, undefined) : Effect.void
       })),
-      Effect.annotateLogs({ job_id: job.id, job_kind: job.kind })
+      Effect.annotateLogs(jobs.length === 1 ? { job_id: jobs[0]!.id, job_kind: kind } : { job_kind: kind })
     )
 
   const claimOnce = Effect.gen(function*() {
@@ -126,9 +148,14 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     for (const { kind, limit } of limits) {
       backlog[kind] = claimed.jobs.filter((job) => job.kind === kind).length === limit
     }
-    for (const job of claimed.jobs) {
-      busy[job.kind]++
-      yield* FiberSet.run(running, runJob(job, handlers[job.kind]!))
+    for (const { kind } of limits) {
+      const jobs = claimed.jobs.filter((job) => job.kind === kind)
+      const handler = handlers[kind]!
+      const size = typeof handler === "function" ? 1 : handler.size
+      busy[kind] += jobs.length
+      for (let start = 0; start < jobs.length; start += size) {
+        yield* FiberSet.run(running, runJobs(kind, jobs.slice(start, start + size), handler))
+      }
     }
     return Math.min(now + pollMillis, claimed.nextDue ?? Infinity)
   })

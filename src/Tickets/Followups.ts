@@ -1,12 +1,21 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
-import { JobFailed, type JobHandler } from "../Domain/Jobs.ts"
+import { type BatchJobHandler, JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
 import { TicketsRepo } from "./Repo.ts"
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
+
+/**
+ * Tickets a triage or duplicate-check statement takes at once: large enough that a flood costs a
+ * statement per batch rather than per ticket, small enough that one batch stays a short query.
+ */
+const batchSize = 32
+
+/** Classifications of a batch in flight at once: a network model answers each in its own time. */
+const classifyConcurrency = 8
 
 const issueKey = (issue: { readonly provider?: unknown; readonly id?: unknown }) => `${issue.provider}:${issue.id}`
 
@@ -29,28 +38,50 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
     const tracker = yield* ErrorTracker
     const config = yield* AppConfig
 
-    const runTriage: JobHandler = (job) =>
-      Effect.gen(function*() {
-        const found = yield* repo.findSubmitted(job.ticketId ?? "")
-        if (Option.isNone(found)) return
-        const ticket = found.value
-        const result = yield* triage.classify({
-          subject: ticket.subject,
-          body: ticket.body,
-          senderEmail: ticket.sender_email,
-          source: ticket.source,
-          tags: ticket.tags ?? [],
-          metadata: ticket.metadata
+    /**
+     * Triage of a batch: the tickets read in one query, classified (a network model a few at a
+     * time), and the results written in one statement. A ticket deleted meanwhile is skipped.
+     */
+    const runTriage: BatchJobHandler = {
+      size: batchSize,
+      batch: (jobs) =>
+        Effect.gen(function*() {
+          const tickets = yield* repo.findSubmittedMany(jobs.map((job) => job.ticketId ?? ""))
+          const jobOf = new Map(jobs.map((job) => [job.ticketId, job]))
+          const runAt = yield* nowIso
+          const results = yield* Effect.forEach(tickets, (ticket) =>
+            Effect.map(
+              triage.classify({
+                subject: ticket.subject,
+                body: ticket.body,
+                senderEmail: ticket.sender_email,
+                source: ticket.source,
+                tags: ticket.tags ?? [],
+                metadata: ticket.metadata
+              }),
+              (result) => {
+                const job = jobOf.get(ticket.id)!
+                return {
+                  ticketId: ticket.id,
+                  result,
+                  automation: {
+                    jobId: job.id,
+                    payload: job.payload.body === undefined ? null : JSON.stringify(job.payload),
+                    runAt
+                  }
+                }
+              }
+            ), { concurrency: classifyConcurrency })
+          yield* repo.applyTriage(results)
         })
-        yield* repo.applyTriage(ticket.id, result, {
-          jobId: job.id,
-          payload: job.payload.body === undefined ? null : JSON.stringify(job.payload),
-          runAt: yield* nowIso
-        })
-      })
+    }
 
-    const checkDuplicate: JobHandler = (job) =>
-      Effect.flatMap(nowIso, (now) => repo.markDuplicate(job.ticketId ?? "", config.duplicateThreshold, now))
+    const checkDuplicate: BatchJobHandler = {
+      size: batchSize,
+      batch: (jobs) =>
+        Effect.flatMap(nowIso, (now) =>
+          repo.markDuplicates(jobs.map((job) => job.ticketId ?? ""), config.duplicateThreshold, now))
+    }
 
     const linkIssues: JobHandler = (job) =>
       Effect.gen(function*() {

@@ -337,97 +337,126 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         Effect.map((found): Option.Option<AgentRef> => found)
       )
 
-    /** The ticket as submitted, for the follow-up jobs; none when it is gone. */
-    const findSubmitted = (ticketId: string) =>
+    /** The tickets as submitted, for the follow-up jobs; a ticket that is gone is left out. */
+    const findSubmittedMany = (ticketIds: ReadonlyArray<string>) =>
       sql`
         SELECT t.id, t.project_id, t.subject, t.body, t.sender_email, t.source, t.metadata, t.linked_issues,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
-        FROM tickets t WHERE t.id = ${ticketId}`.pipe(Rows.first(SubmittedRow))
+        FROM tickets t WHERE t.id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb))`
+        .pipe(Rows.all(SubmittedRow))
+
+    const findSubmitted = (ticketId: string) =>
+      Effect.map(findSubmittedMany([ticketId]), (rows) => Option.fromUndefinedOr(rows[0]))
 
     /**
-     * One statement: the results of triage, and then the ticket_created rules (if the project
-     * has any), now that there is a category to test. A value a person set (the submitter's
-     * priority, an agent's change) is theirs to keep. The rules' job id derives from the triage
-     * job's, so a second run of that job queues nothing more.
+     * One statement for a batch of triaged tickets: the results, and then the ticket_created rules
+     * (if the project has any), now that there is a category to test. A value a person set (the
+     * submitter's priority, an agent's change) is theirs to keep. The rules' job id derives from
+     * the triage job's, so a second run of that job queues nothing more.
      */
-    const applyTriage = (ticketId: string, result: TriageWrite, automation: {
-      readonly jobId: string
-      readonly payload: string | null
-      readonly runAt: string
-    }) =>
-      sql`
-        WITH triaged AS (
-          UPDATE tickets SET
-            category = CASE WHEN category_source = 'human' THEN category ELSE ${result.category.value} END,
-            category_confidence = CASE WHEN category_source = 'human' THEN category_confidence
-                                  ELSE ${result.category.confidence} END,
-            category_source = CASE WHEN category_source = 'human' THEN 'human' ELSE 'ai' END,
-            priority = CASE WHEN priority_source = 'human' THEN priority ELSE ${result.priority.value} END,
-            priority_confidence = CASE WHEN priority_source = 'human' THEN priority_confidence
-                                  ELSE ${result.priority.confidence} END,
-            priority_source = CASE WHEN priority_source = 'human' THEN 'human' ELSE 'ai' END,
-            sentiment = CASE WHEN sentiment_source = 'human' THEN sentiment ELSE ${result.sentiment.value} END,
-            sentiment_score = CASE WHEN sentiment_source = 'human' THEN sentiment_score ELSE ${result.sentiment.score} END,
-            sentiment_confidence = CASE WHEN sentiment_source = 'human' THEN sentiment_confidence
-                                   ELSE ${result.sentiment.confidence} END,
-            sentiment_source = CASE WHEN sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
+    const applyTriage = (results: ReadonlyArray<{
+      readonly ticketId: string
+      readonly result: TriageWrite
+      readonly automation: { readonly jobId: string; readonly payload: string | null; readonly runAt: string }
+    }>) =>
+      results.length === 0 ? Effect.void : sql`
+        WITH results AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(results.map(({ automation, result, ticketId }) => ({
+        ticket_id: ticketId,
+        category: result.category.value,
+        category_confidence: result.category.confidence,
+        priority: result.priority.value,
+        priority_confidence: result.priority.confidence,
+        sentiment: result.sentiment.value,
+        sentiment_score: result.sentiment.score,
+        sentiment_confidence: result.sentiment.confidence,
+        model: result.model,
+        job_id: automation.jobId,
+        payload: automation.payload,
+        run_at: automation.runAt
+      })))}::jsonb) AS r(ticket_id uuid, category text, category_confidence float8, priority text,
+            priority_confidence float8, sentiment text, sentiment_score float8, sentiment_confidence float8,
+            model text, job_id text, payload text, run_at timestamptz)
+        ), triaged AS (
+          UPDATE tickets t SET
+            category = CASE WHEN t.category_source = 'human' THEN t.category ELSE r.category END,
+            category_confidence = CASE WHEN t.category_source = 'human' THEN t.category_confidence
+                                  ELSE r.category_confidence END,
+            category_source = CASE WHEN t.category_source = 'human' THEN 'human' ELSE 'ai' END,
+            priority = CASE WHEN t.priority_source = 'human' THEN t.priority ELSE r.priority END,
+            priority_confidence = CASE WHEN t.priority_source = 'human' THEN t.priority_confidence
+                                  ELSE r.priority_confidence END,
+            priority_source = CASE WHEN t.priority_source = 'human' THEN 'human' ELSE 'ai' END,
+            sentiment = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment ELSE r.sentiment END,
+            sentiment_score = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment_score ELSE r.sentiment_score END,
+            sentiment_confidence = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment_confidence
+                                   ELSE r.sentiment_confidence END,
+            sentiment_source = CASE WHEN t.sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
             triage_status = 'done',
-            triage_model = ${result.model}
-          WHERE id = ${ticketId}
-          RETURNING id, project_id
+            triage_model = r.model
+          FROM results r
+          WHERE t.id = r.ticket_id
+          RETURNING t.id, t.project_id, r.job_id, r.payload, r.run_at
         )
         INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
-        SELECT md5(${automation.jobId} || ':automation')::uuid, 'automation', triaged.project_id, triaged.id,
-          ${automation.payload}::jsonb, ${automation.runAt}
+        SELECT md5(triaged.job_id || ':automation')::uuid, 'automation', triaged.project_id, triaged.id,
+          triaged.payload::jsonb, triaged.run_at
         FROM triaged
-        WHERE ${automation.payload}::jsonb IS NOT NULL
+        WHERE triaged.payload IS NOT NULL
           AND EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = triaged.project_id AND r.event = 'ticket_created')
         ON CONFLICT (id) DO NOTHING`.pipe(Rows.run)
 
     /**
-     * Compares the ticket with the project's 100 most recent unresolved tickets that came before
-     * it: trigram similarity of subjects, and of the start of the bodies for the five closest,
-     * with a bonus for the same sender. Only earlier tickets qualify, so two tickets never point
-     * at each other. When the closest is close enough, the ticket is marked (only if it is not
-     * marked yet, so a second run adds no second note) and noted, in the same statement.
+     * Compares each ticket of a batch with the project's 100 most recent unresolved tickets that
+     * came before it: trigram similarity of subjects, and of the start of the bodies for the five
+     * closest, with a bonus for the same sender. Only earlier tickets qualify, so two tickets
+     * never point at each other. When the closest is close enough, the ticket is marked (only if
+     * it is not marked yet, so a second run adds no second note) and noted, in the same
+     * statement. The tickets of one batch see each other as they were when it began, as checks
+     * running side by side always did.
      */
-    const markDuplicate = (ticketId: string, threshold: number, now: string) =>
-      sql`
+    const markDuplicates = (ticketIds: ReadonlyArray<string>, threshold: number, now: string) =>
+      ticketIds.length === 0 ? Effect.void : sql`
         WITH t AS (
           SELECT id, project_id, ticket_number, subject, left(body, 300) AS body, sender_email, created_at
-          FROM tickets WHERE id = ${ticketId}
-        ), recent AS (
-          SELECT c.id, c.ticket_number, c.subject, c.body, c.sender_email
-          FROM tickets c, t
-          WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
-            AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
-            AND c.created_at > t.created_at - interval '30 days'
-          ORDER BY c.ticket_number DESC
-          LIMIT 100
-        ), shortlist AS (
-          -- subjects are short and cheap to compare; bodies only for the few closest
-          SELECT r.*, similarity(r.subject, t.subject) AS subject_similarity,
-            CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END AS same_sender
-          FROM recent r, t
-          ORDER BY similarity(r.subject, t.subject)
-            + CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END DESC
-          LIMIT 5
+          FROM tickets
+          WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb))
         ), best AS (
-          SELECT s.id, s.ticket_number,
-            (0.55 * s.subject_similarity + 0.45 * similarity(left(s.body, 300), t.body) + s.same_sender)::float8 AS score
-          FROM shortlist s, t
-          ORDER BY score DESC
-          LIMIT 1
+          SELECT t.id AS ticket_id, match.id, match.ticket_number, match.score
+          FROM t CROSS JOIN LATERAL (
+            SELECT s.id, s.ticket_number,
+              (0.55 * s.subject_similarity + 0.45 * similarity(left(s.body, 300), t.body) + s.same_sender)::float8 AS score
+            FROM (
+              -- subjects are short and cheap to compare; bodies only for the few closest
+              SELECT r.id, r.ticket_number, r.body, similarity(r.subject, t.subject) AS subject_similarity,
+                CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END AS same_sender
+              FROM (
+                SELECT c.id, c.ticket_number, c.subject, c.body, c.sender_email
+                FROM tickets c
+                WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
+                  AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
+                  AND c.created_at <= t.created_at AND c.created_at > t.created_at - interval '30 days'
+                ORDER BY c.created_at DESC, c.ticket_number DESC
+                LIMIT 100
+              ) r
+              ORDER BY similarity(r.subject, t.subject)
+                + CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END DESC
+              LIMIT 5
+            ) s
+            ORDER BY score DESC
+            LIMIT 1
+          ) match
+          WHERE match.score >= ${threshold}
         ), marked AS (
           UPDATE tickets SET duplicate_of = best.id FROM best
-          WHERE tickets.id = ${ticketId} AND tickets.duplicate_of IS NULL AND best.score >= ${threshold}
+          WHERE tickets.id = best.ticket_id AND tickets.duplicate_of IS NULL
           RETURNING tickets.id, tickets.project_id
         )
         INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
         SELECT marked.project_id, marked.id, 'system',
           'Possible duplicate of ticket #' || best.ticket_number || ' (similarity ' || to_char(best.score, 'FM0.00') || ').',
           true, ${now}
-        FROM marked, best`.pipe(Rows.run)
+        FROM marked JOIN best ON best.ticket_id = marked.id`.pipe(Rows.run)
 
     /** Adds error-tracker issues to the ticket with an internal note, in one transaction. */
     const linkIssues = (ticket: { readonly id: string; readonly project_id: string }, issues: ReadonlyArray<LinkedIssue>, note: string, now: string) =>
@@ -457,8 +486,9 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       updateTicket,
       findAgent,
       findSubmitted,
+      findSubmittedMany,
       applyTriage,
-      markDuplicate,
+      markDuplicates,
       linkIssues,
       lockLinkedIssues,
       enqueue: (jobs: ReadonlyArray<NewJob>) => enqueue(sql, jobs),

@@ -35,7 +35,8 @@ describe("the embedded database", () => {
       const everyMigration = [
         { migration_id: 1, name: "initial" },
         { migration_id: 2, name: "pipeline" },
-        { migration_id: 3, name: "article_text" }
+        { migration_id: 3, name: "article_text" },
+        { migration_id: 4, name: "duplicate_candidates" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

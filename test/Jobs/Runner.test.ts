@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import type { JobHandler, NewJob } from "../../src/Domain/Jobs.ts"
+import { type JobHandler, JobFailed, type NewJob } from "../../src/Domain/Jobs.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { enqueue } from "../../src/Jobs/Outbox.ts"
 import { pipelineLayer } from "../../src/Jobs/Pipeline.ts"
@@ -142,6 +142,58 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       expect(new Set(runs).size).toBe(60)
       expect(runs).toHaveLength(60)
       expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true)
+    }), { timeout: 60_000 })
+
+  it.live("runs batch jobs once with three runners on one queue, in batches of at most their size", () =>
+    Effect.gen(function*() {
+      const db = yield* database(kind, { JOB_CONCURRENCY: "duplicate_check=8", JOB_POLL_INTERVAL: "200ms" })
+      const shared = yield* Layer.build(db)
+      const runs: Array<string> = []
+      const batchSizes: Array<number> = []
+      let failedOnce = false
+      const handlers: Context.Service.Shape<typeof JobHandlers> = {
+        duplicate_check: {
+          size: 5,
+          batch: (jobs) =>
+            Effect.gen(function*() {
+              batchSizes.push(jobs.length)
+              // one whole batch fails: each of its jobs must come back on its own schedule
+              const fails = !failedOnce && jobs.length > 1
+              if (fails) failedOnce = true
+              yield* Effect.sleep("20 millis")
+              if (fails) return yield* new JobFailed({ message: "the batch's statement failed" })
+              runs.push(...jobs.map((job) => job.id))
+            })
+        }
+      }
+      const runner = RunnerLive.pipe(
+        Layer.provide(Layer.succeed(JobHandlers, handlers)),
+        Layer.provide(JobsRepo.layer),
+        Layer.provide(Layer.succeedContext(shared))
+      )
+      for (let i = 0; i < 3; i++) yield* Layer.build(runner)
+      const sql = Context.get(shared, SqlClient.SqlClient)
+      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('batches') RETURNING id`
+      const jobs: Array<NewJob> = Array.from({ length: 60 }, () => ({
+        kind: "duplicate_check" as const,
+        projectId: project!.id,
+        ticketId: null as unknown as string,
+        payload: {},
+        runAt: new Date().toISOString()
+      }))
+      yield* enqueue(sql, jobs)
+      yield* eventually("every job to run", atLeast(() => runs.length, 60))
+      yield* eventually(
+        "every job to be done",
+        firstRow(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`, (r) => r.n === 0)
+      )
+      const retried = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE attempts = 2`
+      expect(new Set(runs).size).toBe(60)
+      expect(runs).toHaveLength(60)
+      expect(Math.max(...batchSizes)).toBeLessThanOrEqual(5)
+      expect(batchSizes.some((size) => size > 1), "jobs ran in batches").toBe(true)
+      // the failed batch's jobs, and only those, took a second attempt
+      expect(retried[0]!.n).toBe(batchSizes.find((size) => size > 1))
     }), { timeout: 60_000 })
 
   it.live("takes over the job of an instance that died, once its lease ran out", () =>

@@ -32,7 +32,8 @@ const recordingRepo = () => {
     // the pipeline's part of the repository: Tickets never calls it
     findSubmitted: notUsed,
     applyTriage: notUsed,
-    markDuplicate: notUsed,
+    findSubmittedMany: notUsed,
+    markDuplicates: notUsed,
     linkIssues: notUsed,
     lockLinkedIssues: notUsed
   })
