@@ -26,6 +26,10 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
      * come, and running ones whose lease expired (their instance died). `SKIP LOCKED` lets
      * instances claim side by side without waiting on each other or taking the same job. Also
      * answers when the next pending job falls due, so an idle worker knows how long to sleep.
+     *
+     * Rows named by a list in the statement are matched with `= ANY(ARRAY(…))`, here and below:
+     * joined instead, the planner guesses the list at a hundred rows or more and hashes the whole
+     * table against it, a scan of every job ever kept on each claim (14 ms at 30,000 rows).
      */
     const claim = (options: {
       readonly now: number
@@ -49,7 +53,7 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
         ), claimed AS (
           UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease = gen_random_uuid(),
             locked_by = ${options.owner}, locked_until = ${iso(options.leaseUntil)}, updated_at = ${iso(options.now)}
-          FROM picked WHERE jobs.id = picked.id
+          WHERE jobs.id = ANY(ARRAY(SELECT id FROM picked))
           RETURNING jobs.id, jobs.kind, jobs.project_id, jobs.ticket_id, jobs.payload, jobs.attempts, jobs.lease
         )
         SELECT claimed.*, soon.next_due FROM (
@@ -78,16 +82,18 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
      * holder. Rows are locked in id order, so two batches never wait on each other in a circle.
      */
     const complete = (jobs: ReadonlyArray<ClaimedJob>, now: number) =>
-      sql`WITH finished AS (
+      sql`WITH held AS (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
+              AS f(id uuid, lease uuid)
+          ), finished AS (
             SELECT jobs.id FROM jobs
-            JOIN jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
-              AS f(id uuid, lease uuid) ON jobs.id = f.id AND jobs.lease = f.lease
+            WHERE jobs.id = ANY(ARRAY(SELECT id FROM held)) AND (jobs.id, jobs.lease) IN (SELECT id, lease FROM held)
             ORDER BY jobs.id
             FOR UPDATE OF jobs
           )
           UPDATE jobs SET status = 'done', lease = NULL, locked_by = NULL, locked_until = NULL,
             last_error = NULL, updated_at = ${iso(now)}
-          FROM finished WHERE jobs.id = finished.id`.pipe(Rows.run)
+          WHERE jobs.id = ANY(ARRAY(SELECT id FROM finished))`.pipe(Rows.run)
 
     /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
     const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>

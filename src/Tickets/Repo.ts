@@ -342,7 +342,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       sql`
         SELECT t.id, t.project_id, t.subject, t.body, t.sender_email, t.source, t.metadata, t.linked_issues,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
-        FROM tickets t WHERE t.id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb))`
+        FROM tickets t WHERE t.id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)))`
         .pipe(Rows.all(SubmittedRow))
 
     const findSubmitted = (ticketId: string) =>
@@ -395,7 +395,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
             triage_status = 'done',
             triage_model = r.model
           FROM results r
-          WHERE t.id = r.ticket_id
+          WHERE t.id = ANY(ARRAY(SELECT ticket_id FROM results)) AND t.id = r.ticket_id
           RETURNING t.id, t.project_id, r.job_id, r.payload, r.run_at
         )
         INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
@@ -420,7 +420,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         WITH t AS (
           SELECT id, project_id, ticket_number, subject, left(body, 300) AS body, sender_email, created_at
           FROM tickets
-          WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb))
+          WHERE id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)))
         ), best AS (
           SELECT t.id AS ticket_id, match.id, match.ticket_number, match.score
           FROM t CROSS JOIN LATERAL (
@@ -449,7 +449,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
           WHERE match.score >= ${threshold}
         ), marked AS (
           UPDATE tickets SET duplicate_of = best.id FROM best
-          WHERE tickets.id = best.ticket_id AND tickets.duplicate_of IS NULL
+          WHERE tickets.id = ANY(ARRAY(SELECT ticket_id FROM best)) AND tickets.id = best.ticket_id
+            AND tickets.duplicate_of IS NULL
           RETURNING tickets.id, tickets.project_id
         )
         INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
