@@ -46,6 +46,31 @@ const atLeast = (count: () => number, n: number) => Effect.sync(() => ({ done: c
 const firstRow = <Row, E, R>(rows: Effect.Effect<ReadonlyArray<Row>, E, R>, done: (row: Row) => boolean) =>
   Effect.map(rows, (list) => ({ done: list[0] !== undefined && done(list[0]), value: list[0]! }))
 
+/** Three runners with `handlers` on one database, and 60 due jobs of `kind` for them in a new project. */
+const threeRunnersWithJobs = (
+  shared: Context.Context<SqlClient.SqlClient | AppConfig | Database.DatabaseInfo>,
+  handlers: Context.Service.Shape<typeof JobHandlers>,
+  kind: "triage" | "duplicate_check"
+) =>
+  Effect.gen(function*() {
+    const runner = RunnerLive.pipe(
+      Layer.provide(Layer.succeed(JobHandlers, handlers)),
+      Layer.provide(JobsRepo.layer),
+      Layer.provide(Layer.succeedContext(shared))
+    )
+    for (let i = 0; i < 3; i++) yield* Layer.build(runner)
+    const sql = Context.get(shared, SqlClient.SqlClient)
+    const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('queue') RETURNING id`
+    const jobs: Array<NewJob> = Array.from({ length: 60 }, () => ({
+      kind,
+      projectId: project!.id,
+      ticketId: null as unknown as string,
+      payload: {},
+      runAt: new Date().toISOString()
+    }))
+    return { sql, jobs }
+  })
+
 describe.each(databaseKinds)("the job runner on %s", (kind) => {
   it.effect("walks the 1m / 5m / 30m webhook schedule on the Clock, then gives up", () =>
     Effect.gen(function*() {
@@ -113,21 +138,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
             Effect.ensuring(Effect.sync(() => void inFlight--))
           )
       }
-      const runner = RunnerLive.pipe(
-        Layer.provide(Layer.succeed(JobHandlers, handlers)),
-        Layer.provide(JobsRepo.layer),
-        Layer.provide(Layer.succeedContext(shared))
-      )
-      for (let i = 0; i < 3; i++) yield* Layer.build(runner)
-      const sql = Context.get(shared, SqlClient.SqlClient)
-      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('queue') RETURNING id`
-      const jobs: Array<NewJob> = Array.from({ length: 60 }, () => ({
-        kind: "triage" as const,
-        projectId: project!.id,
-        ticketId: null as unknown as string,
-        payload: {},
-        runAt: new Date().toISOString()
-      }))
+      const { jobs, sql } = yield* threeRunnersWithJobs(shared, handlers, "triage")
       yield* enqueue(sql, jobs.slice(0, 30))
       yield* enqueue(sql, jobs.slice(30))
       yield* eventually("every job to run", atLeast(() => runs.length, 60))
@@ -166,21 +177,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
             })
         }
       }
-      const runner = RunnerLive.pipe(
-        Layer.provide(Layer.succeed(JobHandlers, handlers)),
-        Layer.provide(JobsRepo.layer),
-        Layer.provide(Layer.succeedContext(shared))
-      )
-      for (let i = 0; i < 3; i++) yield* Layer.build(runner)
-      const sql = Context.get(shared, SqlClient.SqlClient)
-      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('batches') RETURNING id`
-      const jobs: Array<NewJob> = Array.from({ length: 60 }, () => ({
-        kind: "duplicate_check" as const,
-        projectId: project!.id,
-        ticketId: null as unknown as string,
-        payload: {},
-        runAt: new Date().toISOString()
-      }))
+      const { jobs, sql } = yield* threeRunnersWithJobs(shared, handlers, "duplicate_check")
       yield* enqueue(sql, jobs)
       yield* eventually("every job to run", atLeast(() => runs.length, 60))
       yield* eventually(
