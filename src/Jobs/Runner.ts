@@ -148,10 +148,8 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     if (limits.length === 0) return now + pollMillis
     const claimed = yield* repo.claim({ now, leaseUntil: now + leaseMillis, owner, limits })
     for (const { kind, limit } of limits) {
-      backlog[kind] = claimed.jobs.filter((job) => job.kind === kind).length === limit
-    }
-    for (const { kind } of limits) {
       const jobs = claimed.jobs.filter((job) => job.kind === kind)
+      backlog[kind] = jobs.length === limit
       const handler = handlers[kind]!
       const size = typeof handler === "function" ? 1 : handler.size
       busy[kind] += jobs.length

@@ -1,12 +1,15 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
-import { type BatchJobHandler, JobFailed, type JobHandler } from "../Domain/Jobs.ts"
+import { type BatchJobHandler, type ClaimedJob, JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
 import { TicketsRepo } from "./Repo.ts"
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
+
+/** The tickets a batch of jobs is about; a job without one has nothing to do. */
+const ticketsOf = (jobs: ReadonlyArray<ClaimedJob>) => jobs.flatMap((job) => job.ticketId === null ? [] : [job.ticketId])
 
 /**
  * Tickets a triage or duplicate-check statement takes at once: large enough that a flood costs a
@@ -46,7 +49,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
       size: batchSize,
       batch: (jobs) =>
         Effect.gen(function*() {
-          const tickets = yield* repo.findSubmittedMany(jobs.map((job) => job.ticketId ?? ""))
+          const tickets = yield* repo.findSubmittedMany(ticketsOf(jobs))
           const jobOf = new Map(jobs.map((job) => [job.ticketId, job]))
           const runAt = yield* nowIso
           const results = yield* Effect.forEach(tickets, (ticket) =>
@@ -80,7 +83,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
       size: batchSize,
       batch: (jobs) =>
         Effect.flatMap(nowIso, (now) =>
-          repo.markDuplicates(jobs.map((job) => job.ticketId ?? ""), config.duplicateThreshold, now))
+          repo.markDuplicates(ticketsOf(jobs), config.duplicateThreshold, now))
     }
 
     const linkIssues: JobHandler = (job) =>
