@@ -129,6 +129,25 @@ const remainingTwice = (server: TestServerShape, key: string) =>
 /** Long enough for several reconnection attempts, each of which node-redis reports as an error. */
 const whileItRetries = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2_000)))
 
+/**
+ * The end of an outage: one warning however long the retries go on; then, with a Redis at `port`
+ * again, /health back to ok, budgets counted from the top (a restarted Redis has forgotten every
+ * one), and one line saying so.
+ */
+const backOnceRedisReturns = (port: number, server: TestServerShape, key: string, storeLines: () => ReadonlyArray<LogLine>) =>
+  Effect.gen(function*() {
+    yield* whileItRetries
+    expect(storeLines()).toEqual([{ level: "Warn", text: expect.stringMatching(/unavailable/) }])
+
+    yield* ownRedis(port)
+    yield* healthIs(server, "ok")
+    expect(yield* remainingTwice(server, key)).toEqual([limit - 1, limit - 2])
+    expect(storeLines()).toEqual([
+      { level: "Warn", text: expect.stringMatching(/unavailable/) },
+      { level: "Info", text: expect.stringMatching(/back/) }
+    ])
+  })
+
 describe.each(databaseKinds)("the rate limiter's Redis going away, on %s", (kind) => {
   it.live("starting while Redis is down: serves unlimited, says degraded and logs it once; counts again once Redis is up", () =>
     Effect.gen(function*() {
@@ -141,16 +160,7 @@ describe.each(databaseKinds)("the rate limiter's Redis going away, on %s", (kind
         // unlimited while the budget cannot be read: the whole budget is left
         expect(created.headers.get("ratelimit-remaining")).toBe(String(limit))
       }
-      yield* whileItRetries
-      expect(storeLines()).toEqual([{ level: "Warn", text: expect.stringMatching(/unavailable/) }])
-
-      yield* ownRedis(port)
-      yield* healthIs(server, "ok")
-      expect(yield* remainingTwice(server, key)).toEqual([limit - 1, limit - 2])
-      expect(storeLines()).toEqual([
-        { level: "Warn", text: expect.stringMatching(/unavailable/) },
-        { level: "Info", text: expect.stringMatching(/back/) }
-      ])
+      yield* backOnceRedisReturns(port, server, key, storeLines)
     }), 60_000)
 
   it.live("Redis going away while serving: unlimited at once, degraded, logged once; counting again when it restarts", () =>
@@ -164,17 +174,7 @@ describe.each(databaseKinds)("the rate limiter's Redis going away, on %s", (kind
       yield* Effect.promise(redis.stop)
       for (let i = 0; i < 5; i++) yield* useTheApi(server, key)
       expect((yield* health(server)).status).toBe("degraded")
-      yield* whileItRetries
-      expect(storeLines()).toEqual([{ level: "Warn", text: expect.stringMatching(/unavailable/) }])
-
-      // a restarted Redis has forgotten every budget: the count starts again from the top
-      yield* ownRedis(port)
-      yield* healthIs(server, "ok")
-      expect(yield* remainingTwice(server, key)).toEqual([limit - 1, limit - 2])
-      expect(storeLines()).toEqual([
-        { level: "Warn", text: expect.stringMatching(/unavailable/) },
-        { level: "Info", text: expect.stringMatching(/back/) }
-      ])
+      yield* backOnceRedisReturns(port, server, key, storeLines)
     }), 60_000)
 
   it.live("Redis that stops answering: the API does not wait for it, and /health says degraded until it answers again", () =>
