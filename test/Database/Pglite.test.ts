@@ -11,8 +11,10 @@ import { existsSync } from "node:fs"
 import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PGlite } from "@electric-sql/pglite"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
+import { makePgliteWire } from "../../src/Database/PgliteWire.ts"
 import { testSettings } from "../support/Settings.ts"
 
 const embedded = (dataDir: string) =>
@@ -137,4 +139,43 @@ describe("the embedded database", () => {
       expect(Exit.isFailure(undecodable)).toBe(true)
       expect(yield* db<{ x: number }>`SELECT 7 AS x`.pipe(Effect.timeout("10 seconds"))).toEqual([{ x: 7 }])
     }).pipe(Effect.provide(embedded("memory://"))))
+
+  it.live("runs each statement in a turn of the event loop after the reads that were ready", () =>
+    Effect.gen(function*() {
+      const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create()), (db) => Effect.promise(() => db.close()))
+      const connection = makePgliteWire(db, () => {}).connect()
+      const heard: Array<string> = []
+      const answered = (kind: number) =>
+        Effect.callback<void>((resume) => {
+          const onData = (chunk: Uint8Array) => {
+            heard.push(`answer ${String.fromCharCode(chunk[0]!)}`)
+            // ReadyForQuery ends every answer of the simple protocol
+            if (chunk.includes(kind)) {
+              connection.off("data", onData)
+              resume(Effect.void)
+            }
+          }
+          connection.on("data", onData)
+        })
+      const readyForQuery = 0x5a
+      const text = (value: string) => Buffer.from(`${value}\0`)
+      const startupBody = Buffer.concat([Buffer.from([0, 3, 0, 0]), text("user"), text("postgres"), text("database"), text("postgres"), Buffer.from([0])])
+      const startup = Buffer.concat([Buffer.alloc(4), startupBody])
+      startup.writeInt32BE(startup.length, 0)
+      connection.write(startup)
+      yield* answered(readyForQuery)
+
+      heard.length = 0
+      const sql = text("SELECT 1")
+      const query = Buffer.concat([Buffer.from([0x51, 0, 0, 0, 0]), sql])
+      query.writeInt32BE(4 + sql.length, 1)
+      connection.write(query)
+      // what a socket read that became ready beside the statement would be: it must not wait
+      // for the statement, or one busy session keeps a server from reading its other requests
+      setImmediate(() => heard.push("the next turn"))
+      yield* answered(readyForQuery)
+      expect(heard[0]).toBe("the next turn")
+      expect(heard.length).toBeGreaterThan(1)
+      connection.destroy()
+    }).pipe(Effect.scoped))
 })
