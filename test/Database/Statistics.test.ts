@@ -12,15 +12,17 @@ describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres
     excludeTestServices: true,
     timeout: 60_000
   })((it) => {
-    it.effect("are refreshed, where autovacuum is off, once a table has changed by more than 50 rows + 10 %", () =>
+    it.effect("are refreshed, where autovacuum is off, once a table has changed by more than 50 rows + 10 %, and its GIN indexes' pending entries merged", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const [setting] = yield* sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`
-        yield* sql`CREATE TABLE grown (id int PRIMARY KEY)`
+        yield* sql`CREATE TABLE grown (id int PRIMARY KEY, words tsvector)`
+        // fastupdate (the default) gathers new entries in a list that every search reads whole
+        yield* sql`CREATE INDEX grown_words ON grown USING gin (words) WITH (fastupdate = on)`
         yield* sql`CREATE TABLE barely (id int PRIMARY KEY)`
         // both analyzed while empty: a plan made now would scan them whole
         yield* sql`ANALYZE grown, barely`
-        yield* sql`INSERT INTO grown SELECT generate_series(1, 1000)`
+        yield* sql`INSERT INTO grown SELECT g, to_tsvector('simple', 'word' || g) FROM generate_series(1, 1000) g`
         yield* sql`INSERT INTO barely SELECT generate_series(1, 40)`
         const estimates = sql<{ relname: string; reltuples: number }>`
           SELECT relname, reltuples::int AS reltuples FROM pg_class WHERE relname IN ('barely', 'grown') ORDER BY relname`
@@ -38,6 +40,11 @@ describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres
           { relname: "barely", reltuples: 0 },
           { relname: "grown", reltuples: setting!.autovacuum === "off" ? 1000 : 0 }
         ])
+        if (setting!.autovacuum === "off") {
+          // merged before the table was analyzed: nothing was left for this call to merge
+          const [merged] = yield* sql<{ pages: number }>`SELECT gin_clean_pending_list('grown_words')::int AS pages`
+          expect(merged!.pages).toBe(0)
+        }
       }), 30_000)
   })
 })
