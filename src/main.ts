@@ -5,7 +5,7 @@ import { HttpServer } from "effect/http"
 import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
-import * as Statistics from "./Database/Statistics.ts"
+import * as Upkeep from "./Database/Upkeep.ts"
 import { serveOn } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { ServicesLive } from "./Services.ts"
@@ -42,7 +42,7 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
     serving,
     PipelineLive,
     // autovacuum looks once a minute by default: late for a table that grows by thousands a second
-    Statistics.layer("10 seconds")
+    Upkeep.layer("10 seconds")
   ).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),

@@ -2,17 +2,17 @@ import { layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
-import * as Statistics from "../../src/Database/Statistics.ts"
+import * as Upkeep from "../../src/Database/Upkeep.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 
 // the keeper runs only on a server
-describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres", () => {
-  layer(Statistics.layer("100 millis").pipe(Layer.provideMerge(databaseLayer("postgres"))), {
+describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: vacuum and statistics", () => {
+  layer(Upkeep.layer("100 millis").pipe(Layer.provideMerge(databaseLayer("postgres"))), {
     excludeTestServices: true,
     timeout: 60_000
   })((it) => {
-    it.effect("are refreshed, where autovacuum is off, once a table has changed by more than 50 rows + 10 %, and its GIN indexes' pending entries merged", () =>
+    it.effect("refreshes statistics, where autovacuum is off, once a table has changed by more than 50 rows + 10 %, and merges its GIN indexes' pending entries", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const [setting] = yield* sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`
@@ -45,6 +45,27 @@ describe.runIf(databaseKinds.includes("postgres"))("table statistics on postgres
           const [merged] = yield* sql<{ pages: number }>`SELECT gin_clean_pending_list('grown_words')::int AS pages`
           expect(merged!.pages).toBe(0)
         }
+      }), 30_000)
+
+    it.effect("leaves no table, where autovacuum is off, with dead rows over 50 + 20 % of it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [setting] = yield* sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`
+        yield* sql`CREATE TABLE churned (id int PRIMARY KEY, status text)`
+        yield* sql`INSERT INTO churned SELECT g, 'pending' FROM generate_series(1, 1000) g`
+        // as the job queue does: every row updated, so each leaves a dead version behind
+        yield* sql`UPDATE churned SET status = 'running'`
+        yield* sql`UPDATE churned SET status = 'done'`
+        const vacuumed = sql<{ vacuumed: boolean }>`
+          SELECT last_vacuum IS NOT NULL AS vacuumed FROM pg_stat_user_tables WHERE relname = 'churned'`
+        if (setting!.autovacuum === "off") {
+          yield* eventually(
+            "the churned table vacuumed",
+            Effect.map(vacuumed, (rows) => ({ done: rows[0]?.vacuumed === true, value: rows }))
+          )
+        }
+        // and the rows still read as written
+        expect(yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM churned WHERE status = 'done'`).toEqual([{ n: 1000 }])
       }), 30_000)
   })
 })
