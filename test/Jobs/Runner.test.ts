@@ -89,11 +89,20 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       yield* tickets.create(project.project_id, { subject: "Clockwork", body: "Retries on the TestClock" })
       const log = webhooks.deliveries(project.project_id, webhook.webhook_id).pipe(Effect.map((l) => l.deliveries))
       const received = () => hook.requests.length
+      const sql = Context.get(context, SqlClient.SqlClient)
+      const deliveryJob = sql<{ status: string; attempts: number }>`
+        SELECT status, attempts FROM jobs WHERE kind = 'webhook_delivery'`
 
       const expectNext = (attempt: number, delay: Duration.Input) =>
         Effect.gen(function*() {
           yield* eventually(`attempt ${attempt}`, atLeast(received, attempt))
           const entry = yield* eventually(`attempt ${attempt} logged`, firstRow(log, (e) => e.attempts === attempt))
+          // the runner schedules the retry from its own reading of the clock, just after the
+          // attempt is logged: moving the clock before then would put the retry later by as much
+          yield* eventually(
+            `attempt ${attempt}'s retry scheduled`,
+            firstRow(deliveryJob, (job) => job.status === "pending" && job.attempts === attempt)
+          )
           expect(hook.requests).toHaveLength(attempt)
           const now = yield* Clock.currentTimeMillis
           const wait = new Date(entry.next_attempt_at!).getTime() - now
