@@ -34,12 +34,13 @@ export const layer = (every: Duration.Input) => Layer.effectDiscard(Effect.gen(f
   if (autovacuum === "on") return
 
   const stale = sql`
-    SELECT s.schemaname AS schema, s.relname AS table,
-      s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS vacuum
-    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-    WHERE s.schemaname = current_schema() AND (
-      s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) OR s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0))`
-    .pipe(Rows.all(Stale))
+    SELECT schema, "table", vacuum FROM (
+      SELECT s.schemaname AS schema, s.relname AS "table",
+        s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS vacuum,
+        s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS reanalyze
+      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+      WHERE s.schemaname = current_schema()
+    ) due WHERE vacuum OR reanalyze`.pipe(Rows.all(Stale))
 
   const mergePendingEntries = (schema: string, table: string) =>
     sql`
