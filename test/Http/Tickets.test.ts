@@ -88,6 +88,97 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         expect(numbersB).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
       }))
 
+    it.effect("writes tickets created at the same moment together, each as it would be alone", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const sql = yield* SqlClient.SqlClient
+        const a = yield* createProject(server, "A")
+        const b = yield* createProject(server, "B")
+        yield* registerEndpoint(server, a.projectId)
+        const apiA = yield* server.api(a.key)
+        const apiB = yield* server.api(b.key)
+        // no tags, no Idempotency-Key: the path that goes out in groups; a sender appears several
+        // times, with a name, another name and none
+        const names = ["Ann", null, "Annie"]
+        const results = yield* Effect.all(
+          Array.from({ length: 60 }, (_, i) =>
+            (i % 3 === 2 ? apiB : apiA).tickets.create({
+              payload: {
+                subject: `Together ${i}`,
+                body: "Something",
+                sender_email: `user${i % 4}@example.com`,
+                ...(names[i % 3] === null ? {} : { sender_name: names[i % 3]! }),
+                ...(i % 5 === 0 ? { priority: "p2_high" as const, metadata: { n: i } } : {})
+              },
+              headers: {}
+            }).pipe(Effect.map((created) => ({ i, ...created })))),
+          { concurrency: "unbounded" }
+        )
+        const inA = results.filter(({ i }) => i % 3 !== 2)
+        const inB = results.filter(({ i }) => i % 3 === 2)
+        expect(inA.map((r) => r.ticket_number).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+        expect(inB.map((r) => r.ticket_number).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+
+        const rows = yield* sql<{
+          id: string
+          project_id: string
+          ticket_number: number
+          subject: string
+          priority: string
+          priority_source: string | null
+          metadata: unknown
+          sender_email: string
+          sender_name: string | null
+          contact_email: string
+          contact_name: string | null
+          writes: string
+        }>`SELECT t.id, t.project_id, t.ticket_number, t.subject, t.priority, t.priority_source, t.metadata,
+             t.sender_email, t.sender_name, c.email AS contact_email, c.name AS contact_name, t.xmin::text AS writes
+           FROM tickets t JOIN contacts c ON c.id = t.contact_id
+           WHERE t.project_id IN (${a.projectId}, ${b.projectId})`
+        expect(rows).toHaveLength(60)
+        // fewer transactions than tickets: concurrent creates did go out together
+        expect(new Set(rows.map((row) => row.writes)).size).toBeLessThan(60)
+        for (const { i, ticket_id, ticket_number } of results) {
+          const row = rows.find((r) => r.id === ticket_id)!
+          expect(row).toMatchObject({
+            project_id: i % 3 === 2 ? b.projectId : a.projectId,
+            ticket_number,
+            subject: `Together ${i}`,
+            priority: i % 5 === 0 ? "p2_high" : "p3_medium",
+            priority_source: i % 5 === 0 ? "human" : null,
+            metadata: i % 5 === 0 ? { n: i } : null,
+            sender_email: `user${i % 4}@example.com`,
+            sender_name: names[i % 3],
+            contact_email: `user${i % 4}@example.com`
+          })
+        }
+        // one contact per sender and project, named as the last ticket that gave a name left it
+        for (const project of [a.projectId, b.projectId]) {
+          for (let u = 0; u < 4; u++) {
+            const own = rows.filter((r) => r.project_id === project && r.sender_email === `user${u}@example.com`)
+            if (own.length === 0) continue
+            const named = own.filter((r) => r.sender_name !== null).sort((x, y) => x.ticket_number - y.ticket_number)
+            expect(new Set(own.map((r) => r.contact_name))).toEqual(new Set([named.at(-1)?.sender_name ?? null]))
+          }
+        }
+        const contacts = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM contacts WHERE project_id IN (${a.projectId}, ${b.projectId})`
+        expect(contacts[0]!.n).toBe(8)
+        // each ticket's follow-up work, and project A's deliveries to its endpoint, written with it
+        const work = yield* sql<{ kind: string; n: number }>`
+          SELECT kind, count(*)::int AS n FROM jobs WHERE ticket_id = ANY(${results.map((r) => r.ticket_id)}::uuid[])
+          GROUP BY kind ORDER BY kind`
+        expect(work).toEqual([
+          { kind: "duplicate_check", n: 60 },
+          { kind: "triage", n: 60 },
+          { kind: "webhook_delivery", n: 40 }
+        ])
+        for (const { ticket_id } of inA) {
+          expect((yield* eventsOf(ticket_id)).map((event) => event.event)).toEqual(["ticket_created"])
+        }
+      }))
+
     it.effect("keeps a submitted priority and stores the creation-only fields for operators", () =>
       Effect.gen(function*() {
         const server = yield* TestServer

@@ -1,0 +1,99 @@
+/**
+ * The group commit on its own, with writers that record what they are asked to write (the
+ * tickets suite checks the real statement on both databases).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import * as GroupCommit from "../../src/Database/GroupCommit.ts"
+
+const recorder = (options: { readonly failBatchesWith?: number } = {}) => {
+  const calls: Array<{ readonly kind: "one" | "batch"; readonly items: ReadonlyArray<number> }> = []
+  return {
+    calls,
+    writeOne: (item: number) => {
+      calls.push({ kind: "one", items: [item] })
+      return item === options.failBatchesWith ? Effect.die(new Error(`cannot write ${item}`)) : Effect.succeed(item * 10)
+    },
+    writeBatch: (items: ReadonlyArray<number>) => {
+      calls.push({ kind: "batch", items })
+      return items.includes(options.failBatchesWith ?? NaN)
+        ? Effect.die(new Error("the statement failed"))
+        : Effect.succeed(items.map((item) => item * 10))
+    }
+  }
+}
+
+describe("GroupCommit", () => {
+  it.effect("a caller alone is written by itself; those who come while a write is on its way go together", () =>
+    Effect.gen(function*() {
+      const first = yield* Deferred.make<void>()
+      const written = recorder()
+      const write = yield* GroupCommit.make({
+        writers: 1,
+        maxBatch: 3,
+        // the first write waits until the test lets it go, so the others find it on its way
+        writeOne: (item) => Effect.andThen(item === 1 ? Deferred.await(first) : Effect.void, written.writeOne(item)),
+        writeBatch: written.writeBatch
+      })
+      const alone = yield* Effect.forkChild(write(1))
+      yield* Effect.yieldNow
+      const queued = yield* Effect.forkChild(Effect.all([2, 3, 4, 5].map(write), { concurrency: "unbounded" }))
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(first, undefined)
+      expect(yield* Fiber.join(alone)).toBe(10)
+      expect(yield* Fiber.join(queued)).toEqual([20, 30, 40, 50])
+      expect(written.calls).toEqual([
+        { kind: "one", items: [1] },
+        { kind: "batch", items: [2, 3, 4] },
+        { kind: "one", items: [5] }
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("a batch that fails is written item by item: only the item that cannot be written fails", () =>
+    Effect.gen(function*() {
+      const written = recorder({ failBatchesWith: 3 })
+      const gate = yield* Deferred.make<void>()
+      const write = yield* GroupCommit.make({
+        writers: 1,
+        maxBatch: 10,
+        writeOne: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.writeOne(item)),
+        writeBatch: written.writeBatch
+      })
+      const opener = yield* Effect.forkChild(write(0))
+      yield* Effect.yieldNow
+      const results = yield* Effect.forkChild(
+        Effect.all([1, 2, 3, 4].map((item) => Effect.exit(write(item))), { concurrency: "unbounded" })
+      )
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(opener)
+      const exits = yield* Fiber.join(results)
+      expect(exits.map((exit) => Exit.isSuccess(exit) ? exit.value : "failed")).toEqual([10, 20, "failed", 40])
+      expect(written.calls.slice(1).map((call) => call.kind)).toEqual(["batch", "one", "one", "one", "one"])
+    }).pipe(Effect.scoped))
+
+  it.effect("what is still queued when the scope closes is written before it ends", () =>
+    Effect.gen(function*() {
+      const written = recorder()
+      const gate = yield* Deferred.make<void>()
+      const scope = yield* Scope.make()
+      const write = yield* GroupCommit.make({
+        writers: 1,
+        maxBatch: 10,
+        writeOne: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.writeOne(item)),
+        writeBatch: written.writeBatch
+      }).pipe(Scope.provide(scope))
+      const held = yield* Effect.forkChild(write(0))
+      yield* Effect.yieldNow
+      const queued = yield* Effect.forkChild(Effect.all([1, 2].map(write), { concurrency: "unbounded" }))
+      yield* Effect.yieldNow
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(closing)
+      expect(yield* Fiber.join(held)).toBe(0)
+      expect(yield* Fiber.join(queued)).toEqual([10, 20])
+      // the writer held 0 while the scope closed; 1 and 2 waited in the queue and were written after
+      expect(written.calls).toEqual([{ kind: "one", items: [0] }, { kind: "one", items: [1] }, { kind: "one", items: [2] }])
+    }))
+})
