@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import * as GroupCommit from "../Database/GroupCommit.ts"
+import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
 import type { AgentRef } from "../Domain/Events.ts"
 import {
@@ -272,12 +272,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         })
       )
 
-    // creates of every request go out together while the previous statement is on its way
-    const insertGrouped = yield* GroupCommit.make({
-      writers: 2,
+    // the creates of concurrent requests go out together while the previous statement is on its way
+    const insertGrouped = yield* Grouped.statements({
+      inFlight: 2,
       maxBatch: 100,
-      writeOne: insertOne,
-      writeBatch: insertMany
+      one: insertOne,
+      many: insertMany
     })
 
     /**

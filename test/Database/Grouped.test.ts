@@ -1,20 +1,20 @@
 /**
- * The group commit on its own, with writers that record what they are asked to write (the
+ * Grouped statements on their own, with writers that record what they are asked to write (the
  * tickets suite checks the real statement on both databases).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
-import * as GroupCommit from "../../src/Database/GroupCommit.ts"
+import * as Grouped from "../../src/Database/Grouped.ts"
 
 const recorder = (options: { readonly failBatchesWith?: number } = {}) => {
   const calls: Array<{ readonly kind: "one" | "batch"; readonly items: ReadonlyArray<number> }> = []
   return {
     calls,
-    writeOne: (item: number) => {
+    one: (item: number) => {
       calls.push({ kind: "one", items: [item] })
       return item === options.failBatchesWith ? Effect.die(new Error(`cannot write ${item}`)) : Effect.succeed(item * 10)
     },
-    writeBatch: (items: ReadonlyArray<number>) => {
+    many: (items: ReadonlyArray<number>) => {
       calls.push({ kind: "batch", items })
       return items.includes(options.failBatchesWith ?? NaN)
         ? Effect.die(new Error("the statement failed"))
@@ -23,17 +23,17 @@ const recorder = (options: { readonly failBatchesWith?: number } = {}) => {
   }
 }
 
-describe("GroupCommit", () => {
+describe("Grouped statements", () => {
   it.effect("a caller alone is written by itself; those who come while a write is on its way go together", () =>
     Effect.gen(function*() {
       const first = yield* Deferred.make<void>()
       const written = recorder()
-      const write = yield* GroupCommit.make({
-        writers: 1,
+      const write = yield* Grouped.statements({
+        inFlight: 1,
         maxBatch: 3,
         // the first write waits until the test lets it go, so the others find it on its way
-        writeOne: (item) => Effect.andThen(item === 1 ? Deferred.await(first) : Effect.void, written.writeOne(item)),
-        writeBatch: written.writeBatch
+        one: (item) => Effect.andThen(item === 1 ? Deferred.await(first) : Effect.void, written.one(item)),
+        many: written.many
       })
       const alone = yield* Effect.forkChild(write(1))
       yield* Effect.yieldNow
@@ -53,11 +53,11 @@ describe("GroupCommit", () => {
     Effect.gen(function*() {
       const written = recorder({ failBatchesWith: 3 })
       const gate = yield* Deferred.make<void>()
-      const write = yield* GroupCommit.make({
-        writers: 1,
+      const write = yield* Grouped.statements({
+        inFlight: 1,
         maxBatch: 10,
-        writeOne: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.writeOne(item)),
-        writeBatch: written.writeBatch
+        one: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.one(item)),
+        many: written.many
       })
       const opener = yield* Effect.forkChild(write(0))
       yield* Effect.yieldNow
@@ -77,11 +77,11 @@ describe("GroupCommit", () => {
       const written = recorder()
       const gate = yield* Deferred.make<void>()
       const scope = yield* Scope.make()
-      const write = yield* GroupCommit.make({
-        writers: 1,
+      const write = yield* Grouped.statements({
+        inFlight: 1,
         maxBatch: 10,
-        writeOne: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.writeOne(item)),
-        writeBatch: written.writeBatch
+        one: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.one(item)),
+        many: written.many
       }).pipe(Scope.provide(scope))
       const held = yield* Effect.forkChild(write(0))
       yield* Effect.yieldNow
