@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
 import { type Delivery, DeliveryStatus, type WebhookSummary } from "../Domain/Webhook.ts"
@@ -34,6 +35,18 @@ const TargetRow = Schema.Struct({
 export type DeliveryTarget = typeof TargetRow.Type
 
 const iso = (millis: number) => new Date(millis).toISOString()
+
+/** The outcome of one attempt of a delivery. */
+export interface AttemptRecord {
+  readonly deliveryId: string
+  /** at least this many attempts were made: the job's count, which includes one a crash cut off */
+  readonly atLeast: number
+  readonly status: Delivery["status"]
+  readonly statusCode: number | null
+  readonly error: string | null
+  readonly nextAttemptAt: number | null
+  readonly now: number
+}
 
 export class WebhooksRepo extends Context.Service<WebhooksRepo>()("app/Webhooks/Repo", {
   make: Effect.gen(function*() {
@@ -75,27 +88,59 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("app/Webhooks/
         Effect.map((rows): ReadonlyArray<Delivery> => rows)
       )
 
-    const target = (deliveryId: string) =>
-      sql`
-        SELECT d.id, d.event, d.body, d.status, w.url, w.secret
-        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.id = ${deliveryId}`.pipe(Rows.first(TargetRow), Effect.map(Option.getOrUndefined))
+    const targetSelect = sql`
+      SELECT d.id, d.event, d.body, d.status, w.url, w.secret
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id`
 
-    /** The outcome of one attempt, for the deliveries log. */
-    const recordAttempt = (deliveryId: string, outcome: {
-      /** at least this many attempts were made: the job's count, which includes one a crash cut off */
-      readonly atLeast: number
-      readonly status: Delivery["status"]
-      readonly statusCode: number | null
-      readonly error: string | null
-      readonly nextAttemptAt: number | null
-      readonly now: number
-    }) =>
+    const targetOne = (deliveryId: string) =>
+      sql`${targetSelect} WHERE d.id = ${deliveryId}`.pipe(Rows.first(TargetRow), Effect.map(Option.getOrUndefined))
+
+    const targetMany = (deliveryIds: ReadonlyArray<string>) =>
+      sql`${targetSelect}
+        WHERE d.id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(deliveryIds)}::jsonb)))`
+        .pipe(
+          Rows.all(TargetRow),
+          Effect.map((rows) => {
+            const byId = new Map(rows.map((row) => [row.id, row]))
+            return deliveryIds.map((id) => byId.get(id))
+          })
+        )
+
+    /** One delivery with its endpoint, or undefined once the endpoint is deleted; read with the others in flight. */
+    const target = yield* Grouped.statements({ inFlight: 2, maxBatch: 100, one: targetOne, many: targetMany })
+
+    const recordOne = (outcome: AttemptRecord) =>
       sql`UPDATE webhook_deliveries SET status = ${outcome.status}, attempts = greatest(attempts + 1, ${outcome.atLeast}),
             last_status_code = ${outcome.statusCode}, last_error = ${outcome.error},
             next_attempt_at = ${outcome.nextAttemptAt === null ? null : iso(outcome.nextAttemptAt)},
             updated_at = ${iso(outcome.now)}
-          WHERE id = ${deliveryId}`.pipe(Rows.run)
+          WHERE id = ${outcome.deliveryId}`.pipe(Rows.run)
+
+    const recordMany = (outcomes: ReadonlyArray<AttemptRecord>) =>
+      // two attempts of one delivery (a redelivery beside a retry) would count as one in a
+      // single UPDATE: such a group goes one by one
+      new Set(outcomes.map((outcome) => outcome.deliveryId)).size < outcomes.length
+        ? Effect.die(new Error("two attempts of one delivery in a group"))
+        : sql`
+          UPDATE webhook_deliveries d SET status = o.status, attempts = greatest(d.attempts + 1, o.at_least),
+            last_status_code = o.status_code, last_error = o.error, next_attempt_at = o.next_attempt_at,
+            updated_at = o.now
+          FROM jsonb_to_recordset(${
+          JSON.stringify(outcomes.map((outcome) => ({
+            id: outcome.deliveryId,
+            status: outcome.status,
+            at_least: outcome.atLeast,
+            status_code: outcome.statusCode,
+            error: outcome.error,
+            next_attempt_at: outcome.nextAttemptAt === null ? null : iso(outcome.nextAttemptAt),
+            now: iso(outcome.now)
+          })))
+        }::jsonb) AS o(id uuid, status text, at_least int, status_code int, error text, next_attempt_at timestamptz,
+            now timestamptz)
+          WHERE d.id = o.id`.pipe(Rows.run, Effect.as(outcomes.map(() => undefined)))
+
+    /** The outcome of one attempt, for the deliveries log; written with the others that end meanwhile. */
+    const recordAttempt = yield* Grouped.statements({ inFlight: 2, maxBatch: 100, one: recordOne, many: recordMany })
 
     /** A fresh single attempt of a logged delivery, with its body and id; false when unknown. */
     const redeliver = (projectId: string, webhookId: string, deliveryId: string, now: number) =>

@@ -143,7 +143,8 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
         const outcome = yield* attempt(target)
         const now = yield* Clock.currentTimeMillis
         const nextAttemptAt = outcome.delivered ? Option.none() : Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
-        yield* repo.recordAttempt(target.id, {
+        yield* repo.recordAttempt({
+          deliveryId: target.id,
           atLeast: job.payload.once === true ? 0 : job.attempts,
           status: outcome.delivered ? "delivered" : Option.isSome(nextAttemptAt) ? "pending" : "failed",
           statusCode: outcome.statusCode,
