@@ -23,23 +23,30 @@ const recorder = (options: { readonly failBatchesWith?: number } = {}) => {
   }
 }
 
+/** One lane whose write of `held` waits until `release`, so the callers that come meanwhile queue behind it. */
+const laneHolding = (held: number, options: { readonly maxBatch: number; readonly failBatchesWith?: number }) =>
+  Effect.gen(function*() {
+    const gate = yield* Deferred.make<void>()
+    const written = recorder(options)
+    const write = yield* Grouped.statements({
+      inFlight: 1,
+      maxBatch: options.maxBatch,
+      one: (item) => Effect.andThen(item === held ? Deferred.await(gate) : Effect.void, written.one(item)),
+      many: written.many
+    })
+    return { written, write, release: Deferred.succeed(gate, undefined) }
+  })
+
 describe("Grouped statements", () => {
   it.effect("a caller alone is written by itself; those who come while a write is on its way go together", () =>
     Effect.gen(function*() {
-      const first = yield* Deferred.make<void>()
-      const written = recorder()
-      const write = yield* Grouped.statements({
-        inFlight: 1,
-        maxBatch: 3,
-        // the first write waits until the test lets it go, so the others find it on its way
-        one: (item) => Effect.andThen(item === 1 ? Deferred.await(first) : Effect.void, written.one(item)),
-        many: written.many
-      })
+      // the first write waits until the test lets it go, so the others find it on its way
+      const { release, write, written } = yield* laneHolding(1, { maxBatch: 3 })
       const alone = yield* Effect.forkChild(write(1))
       yield* Effect.yieldNow
       const queued = yield* Effect.forkChild(Effect.all([2, 3, 4, 5].map(write), { concurrency: "unbounded" }))
       yield* Effect.yieldNow
-      yield* Deferred.succeed(first, undefined)
+      yield* release
       expect(yield* Fiber.join(alone)).toBe(10)
       expect(yield* Fiber.join(queued)).toEqual([20, 30, 40, 50])
       expect(written.calls).toEqual([
@@ -51,21 +58,14 @@ describe("Grouped statements", () => {
 
   it.effect("a batch that fails is written item by item: only the item that cannot be written fails", () =>
     Effect.gen(function*() {
-      const written = recorder({ failBatchesWith: 3 })
-      const gate = yield* Deferred.make<void>()
-      const write = yield* Grouped.statements({
-        inFlight: 1,
-        maxBatch: 10,
-        one: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.one(item)),
-        many: written.many
-      })
+      const { release, write, written } = yield* laneHolding(0, { maxBatch: 10, failBatchesWith: 3 })
       const opener = yield* Effect.forkChild(write(0))
       yield* Effect.yieldNow
       const results = yield* Effect.forkChild(
         Effect.all([1, 2, 3, 4].map((item) => Effect.exit(write(item))), { concurrency: "unbounded" })
       )
       yield* Effect.yieldNow
-      yield* Deferred.succeed(gate, undefined)
+      yield* release
       yield* Fiber.join(opener)
       const exits = yield* Fiber.join(results)
       expect(exits.map((exit) => Exit.isSuccess(exit) ? exit.value : "failed")).toEqual([10, 20, "failed", 40])
@@ -74,22 +74,15 @@ describe("Grouped statements", () => {
 
   it.effect("what is still queued when the scope closes is written before it ends", () =>
     Effect.gen(function*() {
-      const written = recorder()
-      const gate = yield* Deferred.make<void>()
       const scope = yield* Scope.make()
-      const write = yield* Grouped.statements({
-        inFlight: 1,
-        maxBatch: 10,
-        one: (item) => Effect.andThen(item === 0 ? Deferred.await(gate) : Effect.void, written.one(item)),
-        many: written.many
-      }).pipe(Scope.provide(scope))
+      const { release, write, written } = yield* laneHolding(0, { maxBatch: 10 }).pipe(Scope.provide(scope))
       const held = yield* Effect.forkChild(write(0))
       yield* Effect.yieldNow
       const queued = yield* Effect.forkChild(Effect.all([1, 2].map(write), { concurrency: "unbounded" }))
       yield* Effect.yieldNow
       const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
       yield* Effect.yieldNow
-      yield* Deferred.succeed(gate, undefined)
+      yield* release
       yield* Fiber.join(closing)
       expect(yield* Fiber.join(held)).toBe(0)
       expect(yield* Fiber.join(queued)).toEqual([10, 20])
