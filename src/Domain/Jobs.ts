@@ -8,7 +8,8 @@ export const JobKinds = [
   "error_link",
   "webhook_delivery",
   "automation",
-  "notify"
+  "notify",
+  "contact_notify"
 ] as const
 export type JobKind = (typeof JobKinds)[number]
 
@@ -131,4 +132,32 @@ export const notificationOf = (job: ClaimedJob): AgentNotification => ({
   agentId: String(job.payload.agent_id),
   messageId: typeof job.payload.message_id === "string" ? job.payload.message_id : null,
   reason: "ticket_replied"
+})
+
+/** A ticket's contact to send an agent's public reply to. */
+export interface ContactNotification {
+  readonly projectId: string
+  readonly ticketId: string
+  readonly contactId: string
+  /** the agent's reply */
+  readonly messageId: string
+  readonly reason: "agent_replied"
+}
+
+/** The job that mails an agent's public reply to the ticket's contact. */
+export const contactNotifyJob = (notification: ContactNotification, runAt: string): NewJob => ({
+  kind: "contact_notify",
+  projectId: notification.projectId,
+  ticketId: notification.ticketId,
+  payload: { contact_id: notification.contactId, message_id: notification.messageId, reason: notification.reason },
+  runAt
+})
+
+/** The notification a `contact_notify` job carries. */
+export const contactNotificationOf = (job: ClaimedJob): ContactNotification => ({
+  projectId: job.projectId,
+  ticketId: job.ticketId ?? "",
+  contactId: String(job.payload.contact_id),
+  messageId: String(job.payload.message_id),
+  reason: "agent_replied"
 })

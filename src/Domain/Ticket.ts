@@ -94,9 +94,16 @@ export const TriageStatus = Schema.Literals(["pending", "done", "failed"])
 export const EmailStatus = Schema.Literals(["not_configured", "pending", "sent", "failed"])
 export type EmailStatus = typeof EmailStatus.Type
 
+/** A ticket's contact, as a notification names its recipient. */
+export const Contact = Schema.Struct({ id: Uuid, email: Schema.String, name: Schema.NullOr(Schema.String) })
+  .annotate({ identifier: "Contact" })
+
+/** Exactly one of `agent` and `contact` is set: who was told. */
 export const Notification = Schema.Struct({
   notification_id: Uuid,
-  agent: Agent,
+  agent: Schema.NullOr(Agent),
+  contact: Schema.NullOr(Contact),
+  /** `ticket_replied` (an agent told of a contact's reply) or `agent_replied` (a contact sent an agent's reply) */
   reason: Schema.String,
   message_id: Schema.NullOr(Uuid),
   email_status: EmailStatus,
@@ -125,7 +132,7 @@ export const AdminTicket = Schema.Struct({
     sentiment: TriageValue(Sentiment)
   }),
   messages: Schema.Array(Schema.Struct({ ...Message.fields, internal: Schema.Boolean })),
-  /** agents told about this ticket, oldest first; `email_status` says whether a mail went out */
+  /** agents and contacts told about this ticket, oldest first; `email_status` says whether a mail went out */
   notifications: Schema.Array(Notification)
 }).annotate({ identifier: "AdminTicket" })
 export type AdminTicket = typeof AdminTicket.Type

@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
 import { Automation } from "../Automation/Automation.ts"
 import { AppConfig } from "../Config.ts"
-import { JobFailed, notificationOf } from "../Domain/Jobs.ts"
+import { contactNotificationOf, JobFailed, notificationOf } from "../Domain/Jobs.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import * as Sentry from "../ErrorTracker/Sentry.ts"
 import { Mailer } from "../Notifier/Mailer.ts"
-import { Notifier } from "../Notifier/Notifier.ts"
+import { type Notification, Notifier } from "../Notifier/Notifier.ts"
 import { Followups } from "../Tickets/Followups.ts"
 import * as LocalTriage from "../Triage/Local.ts"
 import * as OpenAiTriage from "../Triage/OpenAi.ts"
@@ -31,16 +31,18 @@ const HandlersLive = Layer.effect(
     const webhooks = yield* Webhooks
     const automation = yield* Automation
     const notifier = yield* Notifier
+    const notify = (notification: Notification) =>
+      notifier.notify(notification).pipe(
+        Effect.mapError((error) => new JobFailed({ message: error.message, cause: error }))
+      )
     return {
       triage: followups.runTriage,
       duplicate_check: followups.checkDuplicate,
       error_link: followups.linkIssues,
       webhook_delivery: webhooks.deliver,
       automation: automation.run,
-      notify: (job) =>
-        notifier.notify(notificationOf(job)).pipe(
-          Effect.mapError((error) => new JobFailed({ message: error.message, cause: error }))
-        )
+      notify: (job) => notify(notificationOf(job)),
+      contact_notify: (job) => notify(contactNotificationOf(job))
     }
   })
 ).pipe(Layer.provide(Followups.layer))

@@ -26,7 +26,8 @@ const defaultConcurrency: Record<JobKind, number> = {
   // an attempt mostly waits on the receiver: many in flight cost little
   webhook_delivery: 64,
   automation: 2,
-  notify: 4
+  notify: 4,
+  contact_notify: 4
 }
 
 const coalesceWindow = Duration.millis(5)

@@ -1,24 +1,50 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
-import type { AgentNotification } from "../Domain/Jobs.ts"
-import { Mailer } from "./Mailer.ts"
-import { NotificationsRepo } from "./Repo.ts"
+import type { AgentNotification, ContactNotification } from "../Domain/Jobs.ts"
+import { type Mail, Mailer } from "./Mailer.ts"
+import { type PendingMail, NotificationsRepo } from "./Repo.ts"
 
 export class NotificationFailed extends Data.TaggedError("NotificationFailed")<{
   readonly message: string
   readonly cause?: unknown
 }> {}
 
+/** Someone to tell about a ticket: its assignee about a contact's reply, its contact about an agent's. */
+export type Notification = AgentNotification | ContactNotification
+
 /** Headers are one line: a subject with a line break in it must not reach the mail. */
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
+const agentMail = (row: PendingMail): Mail => {
+  const ticket = `#${row.ticket_number}`
+  return {
+    to: row.email,
+    subject: `[${ticket}] New reply: ${oneLine(row.subject)}`,
+    text: row.body === null
+      ? `There is news on ticket ${ticket}: ${oneLine(row.subject)}\n`
+      : `New reply on ticket ${ticket}: ${oneLine(row.subject)}\n\n${row.body}\n\n-- \nTicket ${ticket}\n`
+  }
+}
+
+// nothing reads mail sent to MAIL_FROM, so the contact is told where an answer does reach us
+const contactMail = (row: PendingMail): Mail => {
+  const ticket = `#${row.ticket_number}`
+  const subject = oneLine(row.subject)
+  return {
+    to: row.email,
+    subject: `[${ticket}] Re: ${subject}`,
+    text: `${row.body ?? ""}\n\n-- \nTicket ${ticket}: ${subject}\n` +
+      `To answer, write to us through the support widget or contact form on our site; replies to this email are not read.\n`
+  }
+}
+
 /**
- * Records a notification for the agent (listed on the admin ticket read) and mails it when
- * SMTP_URL is set. Recording it twice for one message and reason is a no-op, so a job that
- * re-runs after a crash notifies once. Fails when the mail server refuses or cannot be
- * reached, so the job is retried; the record stays.
+ * Records a notification (listed on the admin ticket read) and mails it when SMTP_URL is set.
+ * Recording it twice for one recipient, message and reason is a no-op, and a mail marked sent
+ * is never sent again, so a job that re-runs after a crash notifies once. Fails when the mail
+ * server refuses or cannot be reached, so the job is retried; the record stays.
  */
 export class Notifier extends Context.Service<Notifier, {
-  readonly notify: (notification: AgentNotification) => Effect.Effect<void, NotificationFailed>
+  readonly notify: (notification: Notification) => Effect.Effect<void, NotificationFailed>
 }>()("app/Notifier") {
   /** The live Notifier: the `notifications` table, and mail through the Mailer when it is configured. */
   static readonly layer = Layer.effect(
@@ -27,26 +53,25 @@ export class Notifier extends Context.Service<Notifier, {
       const repo = yield* NotificationsRepo
       const mailer = yield* Mailer
 
-      const notify = Effect.fn("Notifier.notify")(function*(notification: AgentNotification) {
-        yield* repo.record(notification, mailer.configured ? "pending" : "not_configured")
-        const found = yield* repo.findForMail(notification)
+      const recorded = (notification: Notification) => {
+        const status = mailer.configured ? "pending" : "not_configured"
+        return notification.reason === "agent_replied"
+          ? Effect.andThen(repo.recordForContact(notification, status), repo.findContactMail(notification))
+          : Effect.andThen(repo.record(notification, status), repo.findForMail(notification))
+      }
+
+      const notify = Effect.fn("Notifier.notify")(function*(notification: Notification) {
+        const found = yield* recorded(notification)
         if (Option.isNone(found)) {
-          yield* Effect.logInfo("nothing to notify: the agent, ticket or message is gone").pipe(
-            Effect.annotateLogs({ agentId: notification.agentId, ticketId: notification.ticketId })
+          yield* Effect.logInfo("nothing to notify: the recipient, ticket or message is gone").pipe(
+            Effect.annotateLogs({ reason: notification.reason, ticketId: notification.ticketId })
           )
           return
         }
         const row = found.value
         // 'sent' means an earlier run got it out; 'not_configured' was decided when it was recorded
         if (!mailer.configured || row.email_status === "sent" || row.email_status === "not_configured") return
-        const ticket = `#${row.ticket_number}`
-        yield* mailer.send({
-          to: row.agent_email,
-          subject: `[${ticket}] New reply: ${oneLine(row.subject)}`,
-          text: row.body === null
-            ? `There is news on ticket ${ticket}: ${oneLine(row.subject)}\n`
-            : `New reply on ticket ${ticket}: ${oneLine(row.subject)}\n\n${row.body}\n\n-- \nTicket ${ticket}\n`
-        }).pipe(
+        yield* mailer.send(notification.reason === "agent_replied" ? contactMail(row) : agentMail(row)).pipe(
           Effect.catch((error) =>
             repo.markFailed(row.id, error.message).pipe(
               Effect.andThen(Effect.fail(new NotificationFailed({ message: error.message, cause: error })))

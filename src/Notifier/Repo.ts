@@ -2,18 +2,21 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
-import type { AgentNotification } from "../Domain/Jobs.ts"
+import type { AgentNotification, ContactNotification } from "../Domain/Jobs.ts"
 import { EmailStatus } from "../Domain/Ticket.ts"
 
-/** A recorded notification with what its mail needs. */
+/** A recorded notification with what its mail needs: the recipient's address, the ticket, the message. */
 const PendingMail = Schema.Struct({
   id: Schema.String,
   email_status: EmailStatus,
-  agent_email: Schema.String,
+  email: Schema.String,
   ticket_number: IntFromRow,
   subject: Schema.String,
   body: Schema.NullOr(Schema.String)
 })
+export type PendingMail = typeof PendingMail.Type
+
+type RecordStatus = "not_configured" | "pending"
 
 export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app/Notifier/Repo", {
   make: Effect.gen(function*() {
@@ -24,7 +27,7 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
      * the agent, the ticket or the message is gone (or belongs to another project) by the time
      * the job runs, so a late job is a no-op rather than a foreign-key error.
      */
-    const record = (notification: AgentNotification, emailStatus: "not_configured" | "pending") =>
+    const record = (notification: AgentNotification, emailStatus: RecordStatus) =>
       sql`
         INSERT INTO notifications (project_id, ticket_id, agent_id, message_id, reason, email_status)
         SELECT t.project_id, t.id, a.id, m.id, ${notification.reason}, ${emailStatus}
@@ -37,7 +40,7 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
 
     const findForMail = (notification: AgentNotification) =>
       sql`
-        SELECT n.id, n.email_status, a.email AS agent_email, t.ticket_number, t.subject, m.body
+        SELECT n.id, n.email_status, a.email, t.ticket_number, t.subject, m.body
         FROM notifications n
         JOIN agents a ON a.id = n.agent_id
         JOIN tickets t ON t.id = n.ticket_id
@@ -47,6 +50,30 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
         ORDER BY n.created_at
         LIMIT 1`.pipe(Rows.first(PendingMail))
 
+    /**
+     * Records the notification once per contact, message and reason; nothing when the contact,
+     * the ticket or the message is gone (or belongs to another project) by the time the job runs.
+     */
+    const recordForContact = (notification: ContactNotification, emailStatus: RecordStatus) =>
+      sql`
+        INSERT INTO notifications (project_id, ticket_id, contact_id, message_id, reason, email_status)
+        SELECT t.project_id, t.id, c.id, m.id, ${notification.reason}, ${emailStatus}
+        FROM contacts c
+        JOIN tickets t ON t.id = ${notification.ticketId} AND t.project_id = c.project_id
+        JOIN messages m ON m.id = ${notification.messageId} AND m.ticket_id = t.id
+        WHERE c.id = ${notification.contactId} AND c.project_id = ${notification.projectId}
+        ON CONFLICT (contact_id, message_id, reason) DO NOTHING`.pipe(Rows.run)
+
+    const findContactMail = (notification: ContactNotification) =>
+      sql`
+        SELECT n.id, n.email_status, c.email, t.ticket_number, t.subject, m.body
+        FROM notifications n
+        JOIN contacts c ON c.id = n.contact_id
+        JOIN tickets t ON t.id = n.ticket_id
+        JOIN messages m ON m.id = n.message_id
+        WHERE n.contact_id = ${notification.contactId} AND n.message_id = ${notification.messageId}
+          AND n.reason = ${notification.reason}`.pipe(Rows.first(PendingMail))
+
     const markSent = (id: string) =>
       sql`UPDATE notifications SET email_status = 'sent', email_error = NULL WHERE id = ${id}`.pipe(Rows.run)
 
@@ -55,7 +82,7 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
         Rows.run
       )
 
-    return { record, findForMail, markSent, markFailed }
+    return { record, findForMail, recordForContact, findContactMail, markSent, markFailed }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

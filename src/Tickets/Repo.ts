@@ -53,6 +53,7 @@ const LockedRow = Schema.Struct({
   priority: Priority,
   category: Schema.NullOr(Category),
   sender_email: Schema.NullOr(Schema.String),
+  contact_id: Schema.NullOr(Schema.String),
   source: Source,
   body: Schema.String,
   tags: Schema.NullOr(Schema.Array(Schema.String)),
@@ -81,9 +82,12 @@ const PublicRow = Schema.Struct({
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
 
+const ContactRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.NullOr(Schema.String) })
+
 const NotificationRow = Schema.Struct({
   notification_id: Schema.String,
-  agent: AgentRow,
+  agent: Schema.NullOr(AgentRow),
+  contact: Schema.NullOr(ContactRow),
   reason: Schema.String,
   message_id: Schema.NullOr(Schema.String),
   email_status: EmailStatus,
@@ -348,8 +352,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
           ${wholeConversation} AS messages,
           (SELECT json_agg(json_build_object('notification_id', n.id, 'reason', n.reason, 'message_id', n.message_id,
               'email_status', n.email_status, 'created_at', n.created_at,
-              'agent', json_build_object('id', a.id, 'email', a.email, 'name', a.name)) ORDER BY n.created_at, n.id)
-           FROM notifications n JOIN agents a ON a.id = n.agent_id WHERE n.ticket_id = t.id) AS notifications
+              'agent', CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object('id', a.id, 'email', a.email, 'name', a.name) END,
+              'contact', CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email, 'name', c.name) END)
+              ORDER BY n.created_at, n.id)
+           FROM notifications n LEFT JOIN agents a ON a.id = n.agent_id LEFT JOIN contacts c ON c.id = n.contact_id
+           WHERE n.ticket_id = t.id) AS notifications
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(AdminRow),
         Effect.map(Option.map((row): AdminTicket => ({
@@ -379,7 +386,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
     /** Locks the ticket for the rest of the transaction, so concurrent changes apply in turn. */
     const lockTicket = (projectId: string, ticketId: string) =>
       sql`
-        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.source, t.body,
+        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee

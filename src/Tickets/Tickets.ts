@@ -3,7 +3,7 @@ import { AppConfig } from "../Config.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
 import { isUuid } from "../Domain/Fields.ts"
-import { eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
+import { contactNotifyJob, eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
 import type {
   AddMessageInput,
   AgentMessageInput,
@@ -202,15 +202,26 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         })
         yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
         if (!internal) {
-          yield* repo.enqueue(eventJobs(Events.ticketReplied({
-            ticket_id: ticketId,
-            project_id: projectId,
-            message_id: messageId,
-            author_type: "agent",
-            body: input.body,
-            contact_email: null,
-            created_at: createdAt
-          })))
+          const contactId = ticket.value.contact_id
+          yield* repo.enqueue([
+            ...eventJobs(Events.ticketReplied({
+              ticket_id: ticketId,
+              project_id: projectId,
+              message_id: messageId,
+              author_type: "agent",
+              body: input.body,
+              contact_email: null,
+              created_at: createdAt
+            })),
+            // written here, in the reply's transaction, so every caller (API, CLI) mails the contact
+            ...(contactId === null ? [] : [contactNotifyJob({
+              projectId,
+              ticketId,
+              contactId,
+              messageId,
+              reason: "agent_replied"
+            }, createdAt)])
+          ])
         }
         return { message_id: messageId } satisfies MessageCreated
       }))

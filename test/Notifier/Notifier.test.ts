@@ -1,68 +1,12 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { AddressInfo } from "node:net"
-import { SMTPServer } from "smtp-server"
 import type { AgentNotification } from "../../src/Domain/Jobs.ts"
 import { Mailer } from "../../src/Notifier/Mailer.ts"
-import { Notifier } from "../../src/Notifier/Notifier.ts"
+import { type Notification, Notifier } from "../../src/Notifier/Notifier.ts"
 import { TicketsRepo } from "../../src/Tickets/Repo.ts"
 import { type DatabaseKind, databaseKinds, databaseLayer } from "../support/Databases.ts"
-
-interface Received {
-  readonly from: string | undefined
-  readonly to: ReadonlyArray<string>
-  readonly raw: string
-}
-
-/** A local SMTP server that keeps what it is given, or refuses it while `reject` is set. */
-class SmtpSink extends Context.Service<SmtpSink, {
-  readonly url: string
-  readonly received: Array<Received>
-  reject: boolean
-}>()("test/SmtpSink") {}
-
-const smtpSink = Layer.effect(
-  SmtpSink,
-  Effect.gen(function*() {
-    const state = { url: "", received: [] as Array<Received>, reject: false }
-    const server = new SMTPServer({
-      authOptional: true,
-      allowInsecureAuth: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      closeTimeout: 1000,
-      onAuth: (_auth, _session, callback) => callback(null, { user: "user" }),
-      onData: (stream, session, callback) => {
-        const chunks: Array<Buffer> = []
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-        stream.on("end", () => {
-          if (state.reject) {
-            return callback(Object.assign(new Error("mailbox unavailable"), { responseCode: 550 }))
-          }
-          state.received.push({
-            from: session.envelope.mailFrom === false ? undefined : session.envelope.mailFrom.address,
-            to: session.envelope.rcptTo.map((address) => address.address),
-            raw: Buffer.concat(chunks).toString("utf8")
-          })
-          callback()
-        })
-      }
-    })
-    yield* Effect.acquireRelease(
-      Effect.callback<void>((resume) => {
-        server.listen(0, "127.0.0.1", () => resume(Effect.void))
-      }),
-      () =>
-        Effect.callback<void>((resume) => {
-          server.close(() => resume(Effect.void))
-        })
-    )
-    const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port
-    state.url = `smtp://user:pass@127.0.0.1:${port}`
-    return state
-  })
-)
+import { SmtpSink, smtpSink } from "../support/SmtpSink.ts"
 
 /**
  * The live Notifier over a fresh database, with the given settings; and the tickets repository,
@@ -74,7 +18,7 @@ const notifierLayer = (kind: DatabaseKind, overrides: Record<string, string>) =>
     Layer.provideMerge(databaseLayer(kind, overrides))
   )
 
-/** A project with an agent and a ticket with one contact message, in plain SQL. */
+/** A project with an agent, a contact, and a ticket with a message of each, in plain SQL. */
 const seed = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name, ticket_seq) VALUES ('Acme', 7) RETURNING id`
@@ -90,7 +34,20 @@ const seed = Effect.gen(function*() {
     INSERT INTO messages (project_id, ticket_id, author_type, body)
     VALUES (${projectId}, ${ticket!.id}, 'contact', 'Any news? It is still at 40 percent.')
     RETURNING id`
+  const [contact] = yield* sql<{ id: string }>`
+    INSERT INTO contacts (project_id, email, name) VALUES (${projectId}, 'lee@example.com', 'Lee Contact') RETURNING id`
+  const [reply] = yield* sql<{ id: string }>`
+    INSERT INTO messages (project_id, ticket_id, author_type, agent_id, body)
+    VALUES (${projectId}, ${ticket!.id}, 'agent', ${agent!.id}, 'It is moving again.')
+    RETURNING id`
   return {
+    contactNotification: {
+      projectId,
+      ticketId: ticket!.id,
+      contactId: contact!.id,
+      messageId: reply!.id,
+      reason: "agent_replied"
+    } as const,
     notification: {
       projectId,
       ticketId: ticket!.id,
@@ -116,7 +73,7 @@ const rowsOf = (ticketId: string) =>
 const reasonsOf = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isFailure(exit) ? exit.cause.reasons.map((reason) => reason._tag === "Fail" ? reason.error : reason) : exit
 
-const notify = (notification: AgentNotification) =>
+const notify = (notification: Notification) =>
   Effect.flatMap(Effect.service(Notifier), (notifier) => notifier.notify(notification))
 
 /** The notifications as the admin ticket read lists them. */
@@ -138,11 +95,37 @@ describe.each(databaseKinds)("notifier on %s", (kind) => {
         expect(yield* listed(notification)).toEqual([{
           notification_id: expect.any(String),
           agent: { id: notification.agentId, email: agentEmail, name: "Ada Agent" },
+          contact: null,
           reason: "ticket_replied",
           message_id: notification.messageId,
           email_status: "not_configured",
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
         }])
+      }))
+
+    it.effect("records a contact's notification as not_configured without SMTP, once per message", () =>
+      Effect.gen(function*() {
+        const { notification, contactNotification } = yield* seed
+        yield* notify(contactNotification)
+        yield* notify(contactNotification)
+        expect(yield* rowsOf(notification.ticketId)).toEqual([{ email_status: "not_configured", email_error: null }])
+        expect(yield* listed(notification)).toEqual([{
+          notification_id: expect.any(String),
+          agent: null,
+          contact: { id: contactNotification.contactId, email: "lee@example.com", name: "Lee Contact" },
+          reason: "agent_replied",
+          message_id: contactNotification.messageId,
+          email_status: "not_configured",
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+        }])
+      }))
+
+    it.effect("records nothing for a contact of another project", () =>
+      Effect.gen(function*() {
+        const { notification, contactNotification } = yield* seed
+        const other = yield* seed
+        yield* notify({ ...contactNotification, contactId: other.contactNotification.contactId })
+        expect(yield* rowsOf(notification.ticketId)).toEqual([])
       }))
 
     it.effect("records nothing for an agent of another project", () =>
