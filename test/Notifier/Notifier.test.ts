@@ -120,12 +120,14 @@ describe.each(databaseKinds)("notifier on %s", (kind) => {
         }])
       }))
 
-    it.effect("records nothing for a contact of another project", () =>
+    it.effect("records nothing for a contact of another project, and one for the project's own", () =>
       Effect.gen(function*() {
         const { notification, contactNotification } = yield* seed
         const other = yield* seed
         yield* notify({ ...contactNotification, contactId: other.contactNotification.contactId })
         expect(yield* rowsOf(notification.ticketId)).toEqual([])
+        yield* notify(contactNotification)
+        expect(yield* rowsOf(notification.ticketId)).toHaveLength(1)
       }))
 
     it.effect("records nothing for an agent of another project", () =>
