@@ -1,7 +1,7 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
 import type { AgentNotification, ContactNotification } from "../Domain/Jobs.ts"
 import { type Mail, Mailer } from "./Mailer.ts"
-import { type PendingMail, NotificationsRepo } from "./Repo.ts"
+import { type PendingMail, type Recipient, NotificationsRepo } from "./Repo.ts"
 
 export class NotificationFailed extends Data.TaggedError("NotificationFailed")<{
   readonly message: string
@@ -37,6 +37,11 @@ const contactMail = (row: PendingMail): Mail => {
   }
 }
 
+const recipientOf = (notification: Notification): Recipient =>
+  notification.reason === "agent_replied"
+    ? { ...notification, recipient: "contact", recipientId: notification.contactId }
+    : { ...notification, recipient: "agent", recipientId: notification.agentId }
+
 /**
  * Records a notification (listed on the admin ticket read) and mails it when SMTP_URL is set.
  * Recording it twice for one recipient, message and reason is a no-op, and a mail marked sent
@@ -53,15 +58,10 @@ export class Notifier extends Context.Service<Notifier, {
       const repo = yield* NotificationsRepo
       const mailer = yield* Mailer
 
-      const recorded = (notification: Notification) => {
-        const status = mailer.configured ? "pending" : "not_configured"
-        return notification.reason === "agent_replied"
-          ? Effect.andThen(repo.recordForContact(notification, status), repo.findContactMail(notification))
-          : Effect.andThen(repo.record(notification, status), repo.findForMail(notification))
-      }
-
       const notify = Effect.fn("Notifier.notify")(function*(notification: Notification) {
-        const found = yield* recorded(notification)
+        const to = recipientOf(notification)
+        yield* repo.record(to, mailer.configured ? "pending" : "not_configured")
+        const found = yield* repo.findForMail(to)
         if (Option.isNone(found)) {
           yield* Effect.logInfo("nothing to notify: the recipient, ticket or message is gone").pipe(
             Effect.annotateLogs({ reason: notification.reason, ticketId: notification.ticketId })
