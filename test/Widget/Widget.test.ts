@@ -3,8 +3,10 @@
  * playwright-core), embedded in pages of a host site on another origin than the service, against
  * the whole service running in-process.
  *
- * PGlite only: what is under test is the browser side and its HTTP contract; the service's
- * behaviour on PostgreSQL is covered by the suites under test/Http.
+ * PGlite only for the form: what is under test is the browser side and its HTTP contract; the
+ * service's behaviour on PostgreSQL is covered by the suites under test/Http. The visitor's
+ * requests and opened articles (section 14) run on every database too, as the issue checks them:
+ * their loop crosses the operator API, the public reads and the reopening of a ticket.
  *
  * Screenshots of the open panel go to `.artifacts/` at the repository root.
  */
@@ -1220,7 +1222,7 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
         })
       })
 
-      browserTest("requests survive storage that throws or is corrupt, and one the service no longer shows drops out", async (server, { widgetKey, key, projectId }) => {
+      browserTest("requests survive storage that throws or is corrupt, and one the service no longer shows drops out", async (server, { widgetKey, key }) => {
         const storageKey = `support-widget:${server.baseUrl}:${widgetKey}`
         // a ticket of the visitor's, one whose email no longer matches, and one that does not exist
         const [mine] = await call(server, key, (api) =>
@@ -1269,7 +1271,6 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
             expect(session.pageErrors).toEqual([])
           })
         }
-        expect(projectId).toMatch(/\S/)
       })
     })
   })
