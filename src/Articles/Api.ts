@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { ArticleSearchQuery, ArticleSearchResults } from "../Domain/Article.ts"
-import { InternalErrorWire, ValidationErrorWire } from "../Domain/Errors.ts"
+import { ArticlePath, ArticleSearchQuery, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
+import { InternalErrorWire, NotFoundWire, ValidationErrorWire } from "../Domain/Errors.ts"
 import { ProjectAuth } from "../Http/Security.ts"
 
 export class ArticlesApi extends HttpApiGroup.make("articles")
@@ -9,7 +9,12 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
       query: ArticleSearchQuery,
       success: ArticleSearchResults,
       error: [ValidationErrorWire, InternalErrorWire]
-    }).annotate(OpenApi.Summary, "Full-text search over published knowledge base articles")
+    }).annotate(OpenApi.Summary, "Full-text search over published knowledge base articles"),
+    HttpApiEndpoint.get("get", "/v1/articles/:id", {
+      params: ArticlePath,
+      success: PublicArticle,
+      error: [NotFoundWire, InternalErrorWire]
+    }).annotate(OpenApi.Summary, "Read a published article by its id or slug (allowed for widget keys)")
   )
   .middleware(ProjectAuth)
   .annotate(OpenApi.Title, "Knowledge base") {}

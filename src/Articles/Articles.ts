@@ -30,6 +30,13 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return yield* repo.search(projectId, q, limit)
     })
 
+    /** One 404 for unpublished, another project's, unknown or malformed, so existence never leaks. */
+    const getPublished = Effect.fn("Articles.getPublished")(function*(projectId: string, idOrSlug: string) {
+      const found = yield* repo.findPublished(projectId, idOrSlug, isUuid(idOrSlug))
+      if (Option.isNone(found)) return yield* articleNotFound
+      return found.value
+    })
+
     const freeSlug = (projectId: string, base: string) =>
       Effect.map(repo.slugsLike(projectId, base), (taken) => {
         if (!taken.has(base)) return base
@@ -92,7 +99,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return written
     })
 
-    return { search, create, update, remove, importBySlug }
+    return { search, getPublished, create, update, remove, importBySlug }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ArticlesRepo.layer))

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
-import type { Article, ArticleCreated, ArticleSearchResults } from "../Domain/Article.ts"
+import type { Article, ArticleCreated, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
 
 const ArticleRow = Schema.Struct({
@@ -12,6 +12,15 @@ const ArticleRow = Schema.Struct({
   category: Schema.String,
   published: Schema.Boolean,
   created_at: TimestampFromRow,
+  updated_at: TimestampFromRow
+})
+
+const PublicArticleRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  body: Schema.String,
+  category: Schema.String,
   updated_at: TimestampFromRow
 })
 
@@ -83,6 +92,19 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
           articles: rows.map(({ total: _, ...hit }) => hit)
         }))
       )
+
+    /**
+     * A published article by slug, or by id when `byId` (the caller knows it is a uuid, which the
+     * uuid column would refuse otherwise). A slug may itself look like a uuid, so both are tried,
+     * the id first.
+     */
+    const findPublished = (projectId: string, idOrSlug: string, byId: boolean) =>
+      sql`
+        SELECT id, title, slug, body, category, updated_at FROM articles
+        WHERE project_id = ${projectId} AND published
+          AND (slug = ${idOrSlug}${byId ? sql` OR id = ${idOrSlug}` : sql``})
+        ${byId ? sql`ORDER BY id = ${idOrSlug} DESC` : sql``}
+        LIMIT 1`.pipe(Rows.first(PublicArticleRow), Effect.map((found): Option.Option<PublicArticle> => found))
 
     /** Slugs starting with `base`, to pick the next free `base-N`. */
     const slugsLike = (projectId: string, base: string) =>
@@ -172,7 +194,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
     /** What autovacuum would do after a bulk import, so the planner sees the new rows at once. */
     const analyze = sql`ANALYZE articles`.pipe(Rows.run)
 
-    return { search, slugsLike, insert, update, remove, importBySlug, analyze }
+    return { search, findPublished, slugsLike, insert, update, remove, importBySlug, analyze }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

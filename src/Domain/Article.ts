@@ -61,5 +61,16 @@ export const Article = Schema.Struct({
 }).annotate({ identifier: "Article" })
 export type Article = typeof Article.Type
 
+/** An article's uuid (as search results give it) or its slug. */
+export const ArticlePath = { id: Schema.String }
+
+/** An article as the public API shows it: published ones only, so without its publishing state. */
+const { created_at: _created, published: _published, ...publicFields } = Article.fields
+export const PublicArticle = Schema.Struct({
+  ...publicFields,
+  body: Schema.String.annotate({ description: "Markdown, as stored; render it as untrusted input" })
+}).annotate({ identifier: "PublicArticle" })
+export type PublicArticle = typeof PublicArticle.Type
+
 export const ArticleCreated = Schema.Struct({ id: Uuid, slug: Schema.String })
 export type ArticleCreated = typeof ArticleCreated.Type

@@ -3,13 +3,15 @@
  * playwright-core), embedded in pages of a host site on another origin than the service, against
  * the whole service running in-process.
  *
- * PGlite only: what is under test is the browser side and its HTTP contract; the service's
- * behaviour on PostgreSQL is covered by the suites under test/Http.
+ * PGlite only for the form: what is under test is the browser side and its HTTP contract; the
+ * service's behaviour on PostgreSQL is covered by the suites under test/Http. The visitor's
+ * requests and opened articles (section 14) run on every database too, as the issue checks them:
+ * their loop crosses the operator API, the public reads and the reopening of a ticket.
  *
  * Screenshots of the open panel go to `.artifacts/` at the repository root.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { layer } from "@effect/vitest"
+import { layer, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -17,6 +19,7 @@ import { gzipSync } from "node:zlib"
 import { type Browser, chromium, type Request } from "playwright-core"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { seedDemo } from "../../src/Demo/Demo.ts"
+import { databaseKinds } from "../support/Databases.ts"
 import {
   adminToken,
   type ApiClient,
@@ -103,6 +106,37 @@ const shownTicketNumber = async (session: Session) => {
 let browser: Browser
 let site: HostSite
 
+/** A test with the service, a project with a widget key, and a fresh browser context. */
+const browserTestOf = (it: Vitest.MethodsNonLive<TestServer>) =>
+(
+  name: string,
+  body: (server: TestServerShape, project: Project) => Promise<void>
+) =>
+  it.effect(name, () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const project = yield* createProject(server, name.slice(0, 60))
+      yield* Effect.promise(() => body(server, project))
+    }))
+
+/** The page of `options` in a fresh context; no uncaught exception may reach the page. */
+const onPage = async (
+  options: Parameters<typeof hostPage>[0],
+  body: (session: Session) => Promise<void>,
+  contextOptions: Parameters<typeof withPage>[1] = {}
+) =>
+  withPage(browser, contextOptions, async (session) => {
+    await session.page.goto(site.add(hostPage(options)))
+    await body(session)
+    expect(session.pageErrors, "uncaught exceptions in the page").toEqual([])
+  })
+
+const config = (server: TestServerShape, key: string, extra: Record<string, unknown> = {}) => ({
+  projectKey: key,
+  baseUrl: server.baseUrl,
+  ...extra
+})
+
 describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` (${skipReason})` : ""}`, () => {
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
@@ -114,35 +148,7 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
   })
 
   layer(testServer("pglite", {}, undefined), { excludeTestServices: true })((it) => {
-    /** A test with the service, a project with a widget key, and a fresh browser context. */
-    const browserTest = (
-      name: string,
-      body: (server: TestServerShape, project: Project) => Promise<void>
-    ) =>
-      it.effect(name, () =>
-        Effect.gen(function*() {
-          const server = yield* TestServer
-          const project = yield* createProject(server, name.slice(0, 60))
-          yield* Effect.promise(() => body(server, project))
-        }))
-
-    /** The page of `options` in a fresh context; no uncaught exception may reach the page. */
-    const onPage = async (
-      options: Parameters<typeof hostPage>[0],
-      body: (session: Session) => Promise<void>,
-      contextOptions: Parameters<typeof withPage>[1] = {}
-    ) =>
-      withPage(browser, contextOptions, async (session) => {
-        await session.page.goto(site.add(hostPage(options)))
-        await body(session)
-        expect(session.pageErrors, "uncaught exceptions in the page").toEqual([])
-      })
-
-    const config = (server: TestServerShape, key: string, extra: Record<string, unknown> = {}) => ({
-      projectKey: key,
-      baseUrl: server.baseUrl,
-      ...extra
-    })
+    const browserTest = browserTestOf(it)
 
     // ---- 1. defaults --------------------------------------------------------------------------------
 
@@ -997,6 +1003,275 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
           { viewport }
         )
       }
+    })
+  })
+
+  // ---- 14. the visitor's requests and articles, on every database ------------------------------------
+
+  describe.each(databaseKinds)("the visitor's requests and articles on %s", (kind) => {
+    layer(testServer(kind, {}, undefined), { excludeTestServices: true })((it) => {
+      const browserTest = browserTestOf(it)
+
+      const isTicketRead = (ticketId: string) => (request: Request) =>
+        request.method() === "GET" && new URL(request.url()).pathname === `/v1/tickets/${ticketId}`
+
+      browserTest("the conversation: an agent's reply appears while open, the answer reopens the ticket, a reload finds it", async (server, { widgetKey, key, projectId }) => {
+        const word = uniqueWord()
+        const subject = `Export stuck ${word}`
+        const agentReply = `Agent says: try again now ${word}`
+        const internalNote = `Internal: customer is on the old plan ${word}`
+        const answer = `Visitor: it fails again ${word}`
+        const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
+        await withPage(browser, {}, async (session) => {
+          const { page } = session
+          await page.goto(pageUrl)
+          await openPanel(page)
+          // nothing filed yet: no entry
+          expect(await widget(page, "requests-entry").isHidden()).toBe(true)
+          await fillForm(page, { name: "Vic", email: "Vic@Example.com", subject, message: "The export never ends." })
+          await widget(page, "submit").click()
+          const number = await shownTicketNumber(session)
+          const [found] = (await ticketsMatching(server, key, word)).results
+          const ticketId = found!.id
+
+          // "Your requests": the ticket with its number, subject and status
+          const entry = widget(page, "requests-entry")
+          await entry.waitFor({ state: "visible" })
+          expect(await entry.textContent()).toBe("Your requests (1)")
+          await entry.click()
+          expect((await focusOf(page)).widgetTestId, "focus moves into the list").toBe("requests-title")
+          const item = widget(page, "request")
+          expect(await item.textContent()).toContain(`#${number} ${subject}`)
+          await expect.poll(() => widget(page, "request-status").textContent()).toBe("Open")
+
+          // its conversation: nothing yet
+          await item.click()
+          expect((await focusOf(page)).widgetTestId, "focus moves into the conversation").toBe("conversation-title")
+          expect(await widget(page, "conversation-title").textContent()).toBe(`#${number} ${subject}`)
+          await widget(page, "no-messages").waitFor({ state: "visible" })
+          await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+
+          // an agent answers through the operator API, and writes an internal note
+          await call(server, adminToken, (api) =>
+            api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: { body: internalNote, internal: true } }))
+          await call(server, adminToken, (api) =>
+            api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: { body: agentReply } }))
+          const messages = widget(page, "messages")
+          await expect.poll(() => messages.textContent(), { timeout: 20_000 }).toContain(agentReply)
+          expect(await widget(page, "message").getAttribute("data-author")).toBe("support")
+          expect(await widget(page, "message").locator("b").textContent()).toBe("Support")
+          expect(await widget(page, "conversation-live").getAttribute("aria-live")).toBe("polite")
+          expect(await widget(page, "conversation-live").textContent()).toBe("New reply from support.")
+          expect(await widget(page, "no-messages").isHidden()).toBe(true)
+
+          // resolved by the agent; the visitor's answer reopens it
+          await call(server, adminToken, (api) =>
+            api.admin.updateTicket({ params: { pid: projectId, id: ticketId }, payload: { status: "resolved" } }))
+          await expect.poll(() => widget(page, "conversation-status").textContent(), { timeout: 20_000 })
+            .toBe("Status: Resolved")
+          await widget(page, "reply").fill(answer)
+          await widget(page, "reply-send").click()
+          await expect.poll(() => messages.textContent(), { timeout: 20_000 }).toContain(answer)
+          await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+          expect(await widget(page, "reply").inputValue(), "the box is emptied after sending").toBe("")
+          const admin = await adminTicket(server, projectId, ticketId)
+          expect(admin.status).toBe("open")
+          expect(admin.messages.map((m) => [m.author_type, m.body])).toEqual([
+            ["agent", internalNote],
+            ["agent", agentReply],
+            ["contact", answer]
+          ])
+          const replyPost = session.requests.find((r) => r.method() === "POST" && r.url().endsWith(`/v1/tickets/${ticketId}/messages`))!
+          expect(replyPost.postDataJSON()).toEqual({ body: answer, contact_email: "Vic@Example.com" })
+          expect((await replyPost.allHeaders())["idempotency-key"]).toMatch(/\S/)
+          expect(await messages.textContent()).not.toContain(internalNote)
+
+          // closed, it stops asking: no read of the ticket while nobody looks
+          await page.keyboard.press("Escape")
+          await widget(page, "panel").waitFor({ state: "hidden" })
+          expect(await focusOf(page)).toMatchObject({ widgetTestId: "launcher" })
+          await idle(page, session.requests, isTicketRead(ticketId))
+          const readsWhenClosed = session.requests.filter(isTicketRead(ticketId)).length
+          await page.waitForTimeout(6_000)
+          expect(session.requests.filter(isTicketRead(ticketId)).length, "reads while the panel is closed").toBe(readsWhenClosed)
+
+          // opened again, the conversation is where the visitor left it; back goes to the list, then the form
+          await widget(page, "launcher").click()
+          expect((await focusOf(page)).widgetTestId).toBe("conversation-title")
+          await widget(page, "conversation-back").click()
+          await expect.poll(async () => (await focusOf(page)).widgetTestId).toBe("request")
+          await widget(page, "requests-back").click()
+          expect((await focusOf(page)).widgetTestId).toBe("requests-entry")
+
+          // the page is loaded again: the visitor still finds the ticket and its conversation
+          await page.reload()
+          await openPanel(page)
+          await widget(page, "requests-entry").click()
+          expect(await widget(page, "request").textContent()).toContain(`#${number} ${subject}`)
+          await widget(page, "request").click()
+          await expect.poll(() => widget(page, "messages").textContent(), { timeout: 20_000 }).toContain(answer)
+          const shown = await widget(page, "message").evaluateAll((items) =>
+            items.map((li) => [li.getAttribute("data-author"), li.querySelector("div")!.textContent])
+          )
+          expect(shown).toEqual([["support", agentReply], ["you", answer]])
+          expect(await widget(page, "messages").textContent()).not.toContain(internalNote)
+          expect(session.pageErrors).toEqual([])
+        })
+      })
+
+      browserTest("a hostile article body renders inert when a suggestion opens it; back keeps the form", async (server, { widgetKey, projectId }) => {
+        const word = uniqueWord()
+        const title = `Reset password ${word}`
+        const body = [
+          "# Safe heading",
+          "",
+          "Hello <script>window.__articleXss = 1</script> world, **bold**, *soft* and `code <b>x</b>`.",
+          "",
+          `<img src=x onerror="window.__articleXss = 2">`,
+          "",
+          "[click me](javascript:window.__articleXss=3) and [tabbed](java\tscript:alert(1)) and [data](data:text/html,<script>alert(1)</script>)",
+          "",
+          `<a href="javascript:window.__articleXss=4">raw link</a> <iframe src="javascript:alert(5)"></iframe>`,
+          "",
+          "- [the docs](https://example.com/docs)",
+          "- [mail us](mailto:help@example.com)",
+          "",
+          "```",
+          "<svg onload=alert(6)>",
+          "```"
+        ].join("\n")
+        const [, created] = await createArticle(server, projectId, { title, body, category: "account", published: true })
+        expect(created.status).toBe(201)
+        await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+          const { page } = session
+          const dialogs: Array<string> = []
+          page.on("dialog", (dialog) => {
+            dialogs.push(dialog.message())
+            void dialog.dismiss()
+          })
+          await openPanel(page)
+          await fillForm(page, { name: "Rita", email: "rita@example.com", message: "Half-typed message" })
+          await field(page, "subject").pressSequentially(`reset password ${word}`, { delay: 20 })
+          const open = widget(page, "article-open")
+          await open.waitFor({ state: "visible", timeout: 10_000 })
+          expect(await open.evaluate((el) => el.tagName.toLowerCase())).toBe("button")
+          await open.focus()
+          await page.keyboard.press("Enter")
+          await expect.poll(() => widget(page, "article-title").textContent()).toBe(title)
+          expect((await focusOf(page)).widgetTestId, "focus moves into the article").toBe("article-title")
+          const articleBody = widget(page, "article-body")
+          await expect.poll(() => articleBody.textContent()).toContain("Safe heading")
+
+          expect(await page.evaluate(() => (window as any).__articleXss)).toBeUndefined()
+          expect(dialogs).toEqual([])
+          const inShadow = await page.evaluate(() => {
+            const root = document.getElementById("support-widget-host")!.shadowRoot!
+            const all = [...root.querySelectorAll("*")]
+            return {
+              handlers: all.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
+              // the launcher's icon is the widget's own constant <svg>; none may come from the article
+              dangerous: all.filter((el) =>
+                /^(script|iframe|img|object|embed)$/i.test(el.tagName) ||
+                (el.tagName.toLowerCase() === "svg" && el.closest("[data-testid=article]"))
+              ).map((el) => el.tagName),
+              hrefs: [...root.querySelectorAll("[href]")].map((el) => el.getAttribute("href")!)
+            }
+          })
+          expect(inShadow.handlers).toEqual([])
+          expect(inShadow.dangerous).toEqual([])
+          expect(inShadow.hrefs.filter((href) => !/^(https?:|mailto:)/i.test(href.trim()))).toEqual([])
+          expect(inShadow.hrefs).toEqual(["https://example.com/docs", "mailto:help@example.com"])
+          // the allowed Markdown is rendered, and the markup shows as the text it is
+          const text = (await articleBody.textContent())!
+          expect(text).toContain("<script>window.__articleXss = 1</script>")
+          expect(text).toContain("click me")
+          expect(await articleBody.locator("h4").textContent()).toBe("Safe heading")
+          expect(await articleBody.locator("strong").textContent()).toBe("bold")
+          expect(await articleBody.locator("em").textContent()).toBe("soft")
+          expect(await articleBody.locator("p code").textContent()).toBe("code <b>x</b>")
+          expect(await articleBody.locator("pre code").textContent()).toBe("<svg onload=alert(6)>")
+          expect(await articleBody.locator("li").count()).toBe(2)
+          const link = articleBody.locator("a").first()
+          expect(await link.getAttribute("target")).toBe("_blank")
+          expect(await link.getAttribute("rel")).toBe("noopener noreferrer")
+
+          // back to the form, as the visitor left it, on the suggestion
+          await widget(page, "article-back").click()
+          expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual({
+            name: "Rita",
+            email: "rita@example.com",
+            subject: `reset password ${word}`,
+            message: "Half-typed message"
+          })
+          expect((await focusOf(page)).widgetTestId).toBe("article-open")
+          expect(await page.evaluate(() => (window as any).__articleXss)).toBeUndefined()
+        })
+      })
+
+      browserTest("the email field is required: a message with its label, the typed text kept, nothing sent", async (server, { widgetKey }) => {
+        await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+          const { page } = session
+          await openPanel(page)
+          const typed = { name: "Nora", email: "", subject: "No address", message: "Who answers me?" }
+          await fillForm(page, typed)
+          await widget(page, "submit").click()
+          await expect.poll(() => widget(page, "error").textContent()).toBe("Email is required")
+          expect(await field(page, "email").getAttribute("required")).not.toBeNull()
+          expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
+          expect(session.requests.filter(isTicketPost)).toEqual([])
+        })
+      })
+
+      browserTest("requests survive storage that throws or is corrupt, and one the service no longer shows drops out", async (server, { widgetKey, key }) => {
+        const storageKey = `support-widget:${server.baseUrl}:${widgetKey}`
+        // a ticket of the visitor's, one whose email no longer matches, and one that does not exist
+        const [mine] = await call(server, key, (api) =>
+          api.tickets.create({ payload: { subject: "Mine", body: "x", sender_email: "ida@example.com" }, headers: {}, responseMode: "decoded-and-response" }))
+        const [other] = await call(server, key, (api) =>
+          api.tickets.create({ payload: { subject: "Not hers", body: "x", sender_email: "someone@example.com" }, headers: {}, responseMode: "decoded-and-response" }))
+        const stored = [
+          { ticket_id: mine.ticket_id, ticket_number: mine.ticket_number, subject: "Mine", email: "ida@example.com" },
+          { ticket_id: other.ticket_id, ticket_number: other.ticket_number, subject: "Not hers", email: "ida@example.com" },
+          { ticket_id: crypto.randomUUID(), ticket_number: 99, subject: "Deleted", email: "ida@example.com" },
+          { unrelated: true }
+        ]
+        await withPage(browser, {}, async (session) => {
+          const { page } = session
+          await page.addInitScript(([k, v]) => localStorage.setItem(k!, v!), [storageKey, JSON.stringify(stored)])
+          await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+          await openPanel(page)
+          expect(await widget(page, "requests-entry").textContent()).toBe("Your requests (3)")
+          await widget(page, "requests-entry").click()
+          await expect.poll(() => widget(page, "request").count()).toBe(1)
+          expect(await widget(page, "request").textContent()).toContain(`#${mine.ticket_number} Mine`)
+          const kept = await page.evaluate((k) => JSON.parse(localStorage.getItem(k)!), storageKey)
+          expect(kept.map((r: { ticket_id: string }) => r.ticket_id)).toEqual([mine.ticket_id])
+          // another project's key on the same page would not see them
+          expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([storageKey])
+          expect(session.pageErrors).toEqual([])
+        })
+
+        for (const breakStorage of [
+          (k: string) => localStorage.setItem(k, "{not json"),
+          () => Object.defineProperty(window, "localStorage", { get: () => { throw new DOMException("denied", "SecurityError") } })
+        ]) {
+          await withPage(browser, {}, async (session) => {
+            const { page } = session
+            await page.addInitScript(breakStorage, storageKey)
+            await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+            await openPanel(page)
+            expect(await widget(page, "requests-entry").isHidden()).toBe(true)
+            await fillForm(page, { name: "Ida", email: "ida@example.com", subject: "Storage", message: "Broken storage" })
+            await widget(page, "submit").click()
+            const number = await shownTicketNumber(session)
+            await widget(page, "requests-entry").click()
+            expect(await widget(page, "request").textContent()).toContain(`#${number} Storage`)
+            await widget(page, "request").click()
+            await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+            expect(session.pageErrors).toEqual([])
+          })
+        }
+      })
     })
   })
 })

@@ -11,16 +11,10 @@ export interface TicketPayload {
 }
 
 export interface Article {
+  id: string
   title: string
   excerpt: string
 }
-
-/** What one POST /v1/tickets attempt came to. */
-export type TicketOutcome =
-  | { kind: "created"; ticketNumber: number | undefined }
-  | { kind: "rejected"; code: string; message: string }
-  | { kind: "rate-limited"; retryAfterMs: number | undefined }
-  | { kind: "unreachable" }
 
 export const PREFIX = "[support-widget]"
 
@@ -65,22 +59,33 @@ const report = (what: string, res: Response, error: { code: string; message: str
   console.error(id ? `${line} (request id ${id})` : line)
 }
 
-export async function createTicket(
+/** What one POST (a ticket, or a reply) attempt came to; `data` is the answer's body. */
+export type PostOutcome =
+  | { kind: "created"; data: any }
+  | { kind: "rejected"; code: string; message: string }
+  | { kind: "rate-limited"; retryAfterMs: number | undefined }
+  | { kind: "unreachable" }
+
+const auth = (config: WidgetConfig) => ({ Authorization: `Bearer ${config.projectKey}` })
+
+const get = (config: WidgetConfig, path: string) =>
+  fetch(`${config.baseUrl}${path}`, { mode: "cors", credentials: "omit", headers: auth(config) })
+
+/** POSTs `payload` with the Idempotency-Key that one filled-in form (or reply) keeps over its retries. */
+export async function post(
   config: WidgetConfig,
-  payload: TicketPayload,
+  path: string,
+  what: string,
+  payload: unknown,
   idempotencyKey: string
-): Promise<TicketOutcome> {
+): Promise<PostOutcome> {
   let res: Response
   try {
-    res = await fetch(`${config.baseUrl}/v1/tickets`, {
+    res = await fetch(`${config.baseUrl}${path}`, {
       method: "POST",
       mode: "cors",
       credentials: "omit",
-      headers: {
-        Authorization: `Bearer ${config.projectKey}`,
-        "Content-Type": "application/json",
-        "Idempotency-Key": idempotencyKey
-      },
+      headers: { ...auth(config), "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
       body: JSON.stringify(payload)
     })
   } catch {
@@ -88,21 +93,86 @@ export async function createTicket(
   }
   checkScope(res)
   if (res.status === 429) return { kind: "rate-limited", retryAfterMs: retryAfterMs(res.headers.get("Retry-After")) }
-  if (res.ok) {
-    const n = (await readJson(res))?.ticket_number
-    return { kind: "created", ticketNumber: typeof n === "number" || typeof n === "string" ? Number(n) : undefined }
-  }
+  if (res.ok) return { kind: "created", data: await readJson(res) }
   const error = await refusal(res)
-  report("sending the ticket", res, error)
+  report(what, res, error)
   return res.status >= 500 ? { kind: "unreachable" } : { kind: "rejected", ...error }
+}
+
+export const createTicket = (config: WidgetConfig, payload: TicketPayload, idempotencyKey: string) =>
+  post(config, "/v1/tickets", "sending the ticket", payload, idempotencyKey)
+
+export const addReply = (config: WidgetConfig, ticketId: string, body: string, email: string, idempotencyKey: string) =>
+  post(
+    config,
+    `/v1/tickets/${encodeURIComponent(ticketId)}/messages`,
+    "sending the reply",
+    { body, contact_email: email },
+    idempotencyKey
+  )
+
+export interface Message {
+  id: string
+  author_type: string
+  body: string
+  created_at: string
+}
+
+export interface TicketView {
+  status: string
+  messages: Message[]
+}
+
+/** What a read of a visitor's ticket came to: gone (404) is final, the rest may pass. */
+export type ReadOutcome =
+  | { kind: "ok"; ticket: TicketView }
+  | { kind: "gone" }
+  | { kind: "rate-limited"; retryAfterMs: number | undefined }
+  | { kind: "failed" }
+
+/** The ticket's status and public conversation, as the visitor who filed it may read it. */
+export async function readTicket(config: WidgetConfig, ticketId: string, email: string): Promise<ReadOutcome> {
+  let res: Response
+  try {
+    res = await get(config, `/v1/tickets/${encodeURIComponent(ticketId)}?contact_email=${encodeURIComponent(email)}`)
+  } catch {
+    return { kind: "failed" }
+  }
+  checkScope(res)
+  if (res.status === 429) return { kind: "rate-limited", retryAfterMs: retryAfterMs(res.headers.get("Retry-After")) }
+  if (res.status === 404) return { kind: "gone" }
+  const data = await readJson(res)
+  if (!res.ok || typeof data?.status !== "string") {
+    if (!res.ok) report("reading the ticket", res, { code: data?.error?.code ?? `HTTP_${res.status}`, message: data?.error?.message ?? "" })
+    return { kind: "failed" }
+  }
+  const messages: Message[] = (Array.isArray(data.messages) ? data.messages : []).filter((m: any) =>
+    m && typeof m.id === "string" && typeof m.body === "string"
+  )
+  return { kind: "ok", ticket: { status: data.status, messages } }
+}
+
+export interface FullArticle {
+  title: string
+  body: string
+}
+
+/** A published article by id; throws on any failure. */
+export async function getArticle(config: WidgetConfig, id: string): Promise<FullArticle> {
+  const res = await get(config, `/v1/articles/${encodeURIComponent(id)}`)
+  checkScope(res)
+  if (!res.ok) {
+    report("reading the article", res, await refusal(res))
+    throw new Error(`article failed: ${res.status}`)
+  }
+  const data = await res.json()
+  if (typeof data?.title !== "string" || typeof data?.body !== "string") throw new Error("not an article")
+  return { title: data.title, body: data.body }
 }
 
 /** Up to `limit` published articles for `q`; throws on any failure. */
 export async function searchArticles(config: WidgetConfig, q: string, limit = 3): Promise<Article[]> {
-  const res = await fetch(
-    `${config.baseUrl}/v1/articles/search?q=${encodeURIComponent(q)}&limit=${limit}`,
-    { mode: "cors", credentials: "omit", headers: { Authorization: `Bearer ${config.projectKey}` } }
-  )
+  const res = await get(config, `/v1/articles/search?q=${encodeURIComponent(q)}&limit=${limit}`)
   checkScope(res)
   if (!res.ok) {
     report("searching articles", res, await refusal(res))
@@ -111,9 +181,9 @@ export async function searchArticles(config: WidgetConfig, q: string, limit = 3)
   const data = await res.json()
   const list: unknown[] = Array.isArray(data?.articles) ? data.articles : []
   return list
-    .filter((a: any) => a && typeof a.title === "string")
+    .filter((a: any) => a && typeof a.title === "string" && typeof a.id === "string")
     .slice(0, limit)
-    .map((a: any) => ({ title: a.title, excerpt: typeof a.excerpt === "string" ? a.excerpt : "" }))
+    .map((a: any) => ({ id: a.id, title: a.title, excerpt: typeof a.excerpt === "string" ? a.excerpt : "" }))
 }
 
 /** The text of an HTML fragment (e.g. an excerpt with `<mark>`), parsed inertly: no scripts, no loads. */

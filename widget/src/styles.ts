@@ -68,6 +68,20 @@ textarea{min-height:96px;resize:vertical}
 .d li:first-child{border-top:0}
 .d b{display:block;font-weight:600}
 .d span{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden;color:#374151;font-size:13px}
+.v{padding:16px 18px 18px;overflow-y:auto;display:flex;flex-direction:column;gap:10px}
+.v h3{margin:0;font-size:17px;overflow-wrap:anywhere}
+.v form{padding:0;overflow:visible}
+.q,.c{margin:0;padding:0;list-style:none}
+.q li,.c li{border-top:1px solid #e5e7eb;padding:8px 0}
+.q button,.d button{display:block;width:100%;text-align:left;background:none;border:0;padding:0;cursor:pointer}
+.q b{display:block;font-weight:600;overflow-wrap:anywhere}
+.st,.c time{color:#4b5563;font-size:13px}
+.c div{white-space:pre-wrap;overflow-wrap:anywhere}
+.a{overflow-wrap:anywhere}
+.a pre{background:#f3f4f6;padding:8px;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
+.a code{font:13px ui-monospace,monospace}
+.a a{color:#1d4ed8}
+.a h4,.a h5,.a h6{margin:12px 0 4px;font-size:15px}
 @media (max-width:480px){.p{${side}:12px;${other}:12px;width:auto;max-height:calc(100vh - 100px)}}
 `
 }
