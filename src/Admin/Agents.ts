@@ -17,7 +17,12 @@ export class Agents extends Context.Service<Agents>()("app/Admin/Agents", {
       return { agent_id: agent.value.id, email: agent.value.email, name: agent.value.name } satisfies AgentCreated
     })
 
-    return { create }
+    const list = Effect.fn("Agents.list")(function*(projectId: string) {
+      yield* projects.requireProject(projectId)
+      return { agents: yield* repo.list(projectId) }
+    })
+
+    return { create, list }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AgentsRepo.layer, Projects.layer]))

@@ -1,9 +1,18 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Article, ArticleCreated, CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
+import {
+  Article,
+  ArticleCreated,
+  ArticleList,
+  ArticleListQuery,
+  CreateArticleInput,
+  UpdateArticleInput
+} from "../Domain/Article.ts"
 import { ConflictWire, InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
 import {
   AgentCreated,
+  AgentList,
+  ApiKeyList,
   CreateAgentInput,
   CreateKeyInput,
   CreateProjectInput,
@@ -11,7 +20,14 @@ import {
   ProjectCreated,
   ProjectList
 } from "../Domain/Project.ts"
-import { AdminTicket, AgentMessageInput, MessageCreated, UpdateTicketInput } from "../Domain/Ticket.ts"
+import {
+  AdminTicket,
+  AgentMessageInput,
+  MessageCreated,
+  TicketList,
+  TicketListQuery,
+  UpdateTicketInput
+} from "../Domain/Ticket.ts"
 import { AdminAuth } from "../Http/Security.ts"
 
 const ProjectPath = { pid: Schema.String }
@@ -33,6 +49,8 @@ export class AdminApi extends HttpApiGroup.make("admin")
       success: KeyCreated.pipe(HttpApiSchema.status(201)),
       error
     }),
+    HttpApiEndpoint.get("listKeys", "/v1/admin/projects/:pid/api-keys", { params: ProjectPath, success: ApiKeyList, error })
+      .annotate(OpenApi.Summary, "List the project's API keys, newest first, without the keys themselves"),
     HttpApiEndpoint.delete("revokeKey", "/v1/admin/projects/:pid/api-keys/:key_id", {
       params: KeyPath,
       success: HttpApiSchema.NoContent,
@@ -42,6 +60,17 @@ export class AdminApi extends HttpApiGroup.make("admin")
       params: ProjectPath,
       payload: CreateArticleInput,
       success: ArticleCreated.pipe(HttpApiSchema.status(201)),
+      error
+    }),
+    HttpApiEndpoint.get("listArticles", "/v1/admin/projects/:pid/articles", {
+      params: ProjectPath,
+      query: ArticleListQuery,
+      success: ArticleList,
+      error
+    }).annotate(OpenApi.Summary, "List the project's articles, published or not, newest first, a page at a time"),
+    HttpApiEndpoint.get("getArticle", "/v1/admin/projects/:pid/articles/:id", {
+      params: ItemPath,
+      success: Article,
       error
     }),
     HttpApiEndpoint.patch("updateArticle", "/v1/admin/projects/:pid/articles/:id", {
@@ -61,6 +90,14 @@ export class AdminApi extends HttpApiGroup.make("admin")
       success: AgentCreated.pipe(HttpApiSchema.status(201)),
       error
     }),
+    HttpApiEndpoint.get("listAgents", "/v1/admin/projects/:pid/agents", { params: ProjectPath, success: AgentList, error })
+      .annotate(OpenApi.Summary, "List the project's agents by email"),
+    HttpApiEndpoint.get("listTickets", "/v1/admin/projects/:pid/tickets", {
+      params: ProjectPath,
+      query: TicketListQuery,
+      success: TicketList,
+      error
+    }).annotate(OpenApi.Summary, "List the project's tickets with filters, newest or recently updated first, a page at a time"),
     HttpApiEndpoint.get("getTicket", "/v1/admin/projects/:pid/tickets/:id", {
       params: ItemPath,
       success: AdminTicket,

@@ -1,8 +1,16 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
+import { TimestampFromRow } from "../Domain/Fields.ts"
+import type { AgentSummary } from "../Domain/Project.ts"
 
 const AgentRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String })
+const SummaryRow = Schema.Struct({
+  agent_id: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  created_at: TimestampFromRow
+})
 
 export class AgentsRepo extends Context.Service<AgentsRepo>()("app/Admin/AgentsRepo", {
   make: Effect.gen(function*() {
@@ -14,7 +22,13 @@ export class AgentsRepo extends Context.Service<AgentsRepo>()("app/Admin/AgentsR
           ON CONFLICT (project_id, email) DO NOTHING
           RETURNING id, email, name`.pipe(Rows.first(AgentRow))
 
-    return { insert }
+    const list = (projectId: string) =>
+      sql`SELECT id AS agent_id, email, name, created_at FROM agents WHERE project_id = ${projectId} ORDER BY email`.pipe(
+        Rows.all(SummaryRow),
+        Effect.map((rows): ReadonlyArray<AgentSummary> => rows)
+      )
+
+    return { insert, list }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
-import type { CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
+import type { ArticleList, ArticleListQuery, CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
+import { pageOf, readCursor } from "../Domain/Cursor.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import { type ImportedArticle, ArticlesRepo } from "./Repo.ts"
@@ -81,6 +82,27 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return updated.value
     })
 
+    /** One page of the project's articles, published or not, newest first; `query.limit` defaults to 25. */
+    const list = Effect.fn("Articles.list")(function*(projectId: string, query: ArticleListQuery) {
+      const after = yield* readCursor(query.cursor, "articles")
+      const limit = query.limit ?? 25
+      const published = query.published === undefined ? undefined : query.published === "true"
+      const rows = yield* repo.list(projectId, { published, text: query.q }, after, limit + 1)
+      const page = pageOf(
+        rows,
+        limit,
+        ({ created_key: _, ...article }) => article,
+        (row) => ({ order: "articles", at: row.created_key, id: row.id })
+      )
+      return { articles: page.items, next_cursor: page.next_cursor } satisfies ArticleList
+    })
+
+    const get = Effect.fn("Articles.get")(function*(projectId: string, id: string) {
+      const found = isUuid(id) ? yield* repo.find(projectId, id) : Option.none()
+      if (Option.isNone(found)) return yield* articleNotFound
+      return found.value
+    })
+
     const remove = Effect.fn("Articles.remove")(function*(projectId: string, id: string) {
       if (!isUuid(id) || !(yield* repo.remove(projectId, id))) return yield* articleNotFound
     })
@@ -99,7 +121,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return written
     })
 
-    return { search, getPublished, create, update, remove, importBySlug }
+    return { search, getPublished, list, get, create, update, remove, importBySlug }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ArticlesRepo.layer))

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import type { Article, ArticleCreated, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
+import type { Cursor } from "../Domain/Cursor.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
 
 const ArticleRow = Schema.Struct({
@@ -23,6 +24,18 @@ const PublicArticleRow = Schema.Struct({
   category: Schema.String,
   updated_at: TimestampFromRow
 })
+/** An article as the operator's list shows it, with its exact creation time for the cursor. */
+const SummaryRow = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  category: Schema.String,
+  published: Schema.Boolean,
+  created_at: TimestampFromRow,
+  updated_at: TimestampFromRow,
+  created_key: Schema.String
+})
+export type ArticleSummaryRow = typeof SummaryRow.Type
 
 const HitRow = Schema.Struct({
   id: Schema.String,
@@ -105,6 +118,35 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
           AND (slug = ${idOrSlug}${byId ? sql` OR id = ${idOrSlug}` : sql``})
         ${byId ? sql`ORDER BY id = ${idOrSlug} DESC` : sql``}
         LIMIT 1`.pipe(Rows.first(PublicArticleRow), Effect.map((found): Option.Option<PublicArticle> => found))
+
+    /**
+     * A page of the project's articles, newest first, after the cursor. An import writes many
+     * articles in one transaction, all with one created_at, so the id breaks ties; the cursor
+     * keeps created_at to the microsecond, as stored.
+     */
+    const list = (
+      projectId: string,
+      filter: { readonly published?: boolean | undefined; readonly text?: string | undefined },
+      after: Extract<Cursor, { readonly order: "articles" }> | undefined,
+      rows: number
+    ) =>
+      sql`
+        SELECT a.id, a.title, a.slug, a.category, a.published, a.created_at, a.updated_at,
+          to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+        FROM articles a
+        WHERE a.project_id = ${projectId}
+          ${filter.published === undefined ? sql`` : sql`AND a.published = ${filter.published}`}
+          ${filter.text === undefined ? sql`` : sql`AND a.search @@ websearch_to_tsquery('english', ${filter.text})`}
+          ${after === undefined ? sql`` : sql`AND (a.created_at, a.id) < (${after.at}::timestamptz, ${after.id}::uuid)`}
+        ORDER BY a.created_at DESC, a.id DESC
+        LIMIT ${rows}`.pipe(Rows.all(SummaryRow))
+
+    const find = (projectId: string, id: string) =>
+      sql`SELECT id, title, slug, body, category, published, created_at, updated_at
+          FROM articles WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+        Rows.first(ArticleRow),
+        Effect.map((found): Option.Option<Article> => found)
+      )
 
     /** Slugs starting with `base`, to pick the next free `base-N`. */
     const slugsLike = (projectId: string, base: string) =>
@@ -194,7 +236,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
     /** What autovacuum would do after a bulk import, so the planner sees the new rows at once. */
     const analyze = sql`ANALYZE articles`.pipe(Rows.run)
 
-    return { search, findPublished, slugsLike, insert, update, remove, importBySlug, analyze }
+    return { search, findPublished, list, find, slugsLike, insert, update, remove, importBySlug, analyze }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

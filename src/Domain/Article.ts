@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Limit, optional, RequiredText, Uuid } from "./Fields.ts"
+import { Limit, OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
 
 export const ArticleSearchQuery = {
   q: RequiredText("q", 200),
@@ -74,3 +74,30 @@ export type PublicArticle = typeof PublicArticle.Type
 
 export const ArticleCreated = Schema.Struct({ id: Uuid, slug: Schema.String })
 export type ArticleCreated = typeof ArticleCreated.Type
+
+/** The operator's list of articles, published or not, newest first. */
+export const ArticleListQuery = {
+  published: Schema.optionalKey(OneOf("published", ["true", "false"])),
+  q: Schema.optionalKey(RequiredText("q", 200)),
+  limit: Schema.optionalKey(Limit(100)),
+  cursor: Schema.optionalKey(Schema.String)
+}
+const ArticleListQueryStruct = Schema.Struct(ArticleListQuery)
+export type ArticleListQuery = typeof ArticleListQueryStruct.Type
+
+export const ArticleSummary = Schema.Struct({
+  id: Uuid,
+  title: Schema.String,
+  slug: Schema.String,
+  category: Schema.String,
+  published: Schema.Boolean,
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "ArticleSummary" })
+export type ArticleSummary = typeof ArticleSummary.Type
+
+export const ArticleList = Schema.Struct({
+  articles: Schema.Array(ArticleSummary),
+  next_cursor: Schema.NullOr(Schema.String).annotate({ description: "pass as `cursor` for the next page; null on the last page" })
+}).annotate({ identifier: "ArticleList" })
+export type ArticleList = typeof ArticleList.Type

@@ -50,17 +50,26 @@ export const OptionalText = (field: string, max: number) =>
   Text(field).pipe(Schema.decodeTo(Schema.String, trimmed), Schema.check(atMost(field, max)))
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const isEmail = (s: string) => s.length <= 254 && emailPattern.test(s)
+
+const lowerCased = SchemaTransformation.transform<string, string>({ decode: (s) => s.trim().toLowerCase(), encode: (s) => s })
 
 /** A valid address, at most 254 characters, lower-cased. */
 export const Email = (field: string) =>
   Text(field).pipe(
-    Schema.decodeTo(
-      Schema.String,
-      SchemaTransformation.transform<string, string>({ decode: (s) => s.trim().toLowerCase(), encode: (s) => s })
-    ),
+    Schema.decodeTo(Schema.String, lowerCased),
     Schema.check(
       Schema.makeFilter((s: string) => s.length > 0 || `${field} is required`),
-      Schema.makeFilter((s: string) => (s.length <= 254 && emailPattern.test(s)) || `${field} must be a valid email address`)
+      Schema.makeFilter((s: string) => isEmail(s) || `${field} must be a valid email address`)
+    )
+  )
+
+/** An address as `Email` reads it, or one word that stands for something else (`none`). */
+export const EmailOr = (field: string, word: string) =>
+  Text(field).pipe(
+    Schema.decodeTo(Schema.String, lowerCased),
+    Schema.check(
+      Schema.makeFilter((s: string) => s === word || isEmail(s) || `${field} must be an email address or ${word}`)
     )
   )
 

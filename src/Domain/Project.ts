@@ -32,3 +32,23 @@ export const CreateAgentInput = Schema.Struct({
 }).annotate({ message: "request body must be a JSON object" })
 export const AgentCreated = Schema.Struct({ agent_id: Uuid, email: Schema.String, name: Schema.String })
 export type AgentCreated = typeof AgentCreated.Type
+
+/** A key as the operator sees it later: never the key, nor its hash. */
+export const ApiKeySummary = Schema.Struct({
+  key_id: Uuid,
+  name: Schema.NullOr(Schema.String),
+  scope: KeyScope,
+  created_at: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ApiKeySummary" })
+export type ApiKeySummary = typeof ApiKeySummary.Type
+export const ApiKeyList = Schema.Struct({ api_keys: Schema.Array(ApiKeySummary) }).annotate({ identifier: "ApiKeyList" })
+
+export const AgentSummary = Schema.Struct({
+  agent_id: Uuid,
+  email: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String
+}).annotate({ identifier: "AgentSummary" })
+export type AgentSummary = typeof AgentSummary.Type
+export const AgentList = Schema.Struct({ agents: Schema.Array(AgentSummary) }).annotate({ identifier: "AgentList" })

@@ -2,8 +2,11 @@ import { Schema } from "effect"
 import {
   Category,
   Email,
+  EmailOr,
   IntFromRow,
+  Limit,
   Metadata,
+  OneOf,
   optional,
   OptionalText,
   Priority,
@@ -166,3 +169,71 @@ export interface LinkedIssue {
   /** how it was found: an issue URL in the text, an event id, or a search for the error message */
   readonly matched_by: "issue_url" | "event_id" | "search"
 }
+
+export const TicketOrders = ["created", "updated"] as const
+export type TicketOrder = (typeof TicketOrders)[number]
+
+/** The operator's list of tickets: filters that combine with AND, an order, and keyset paging. */
+export const TicketListQuery = {
+  status: Schema.optionalKey(Status),
+  priority: Schema.optionalKey(Priority),
+  category: Schema.optionalKey(Category),
+  source: Schema.optionalKey(Source),
+  assignee: Schema.optionalKey(EmailOr("assignee", "none")),
+  tag: Schema.optionalKey(RequiredText("tag", 50)),
+  contact_email: Schema.optionalKey(Email("contact_email")),
+  q: Schema.optionalKey(RequiredText("q", 200)),
+  sort: Schema.optionalKey(OneOf("sort", TicketOrders)),
+  limit: Schema.optionalKey(Limit(100)),
+  cursor: Schema.optionalKey(Schema.String)
+}
+const TicketListQueryStruct = Schema.Struct(TicketListQuery)
+export type TicketListQuery = typeof TicketListQueryStruct.Type
+
+export const TicketListItem = Schema.Struct({
+  ticket_id: Uuid,
+  ticket_number: Schema.Int,
+  subject: Schema.String,
+  status: Status,
+  priority: Priority,
+  category: Schema.NullOr(Category),
+  source: Source,
+  sender_email: Schema.NullOr(Schema.String),
+  sender_name: Schema.NullOr(Schema.String),
+  assignee: Schema.NullOr(Agent),
+  tags: Schema.Array(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "TicketListItem" })
+export type TicketListItem = typeof TicketListItem.Type
+
+const NextCursor = Schema.NullOr(Schema.String).annotate({
+  description: "pass as `cursor` for the next page; null on the last page"
+})
+
+export const TicketList = Schema.Struct({ tickets: Schema.Array(TicketListItem), next_cursor: NextCursor })
+  .annotate({ identifier: "TicketList" })
+export type TicketList = typeof TicketList.Type
+
+/** A contact's tickets, as a full key's integration reads them. */
+export const ContactTicketsQuery = {
+  contact_email: Email("contact_email"),
+  limit: Schema.optionalKey(Limit(50)),
+  cursor: Schema.optionalKey(Schema.String)
+}
+
+export const ContactTicket = Schema.Struct({
+  ticket_id: Uuid,
+  ticket_number: Schema.Int,
+  subject: Schema.String,
+  status: Status,
+  priority: Priority,
+  category: Schema.NullOr(Category),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "ContactTicket" })
+export type ContactTicket = typeof ContactTicket.Type
+
+export const ContactTicketList = Schema.Struct({ tickets: Schema.Array(ContactTicket), next_cursor: NextCursor })
+  .annotate({ identifier: "ContactTicketList" })
+export type ContactTicketList = typeof ContactTicketList.Type

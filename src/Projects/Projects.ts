@@ -88,8 +88,14 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       forgetKeys("notified")
     })
 
+    const listKeys = Effect.fn("Projects.listKeys")(function*(projectId: string) {
+      yield* requireProject(projectId)
+      return { api_keys: yield* repo.listKeys(projectId) }
+    })
+
     return {
       authenticate,
+      listKeys,
       create,
       createKey,
       revokeKey,

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
-import { KeyScope, ProjectSummary } from "../Domain/Project.ts"
+import { type ApiKeySummary, KeyScope, ProjectSummary } from "../Domain/Project.ts"
 
 const KeyRow = Schema.Struct({ key_id: Schema.String, project_id: Schema.String, scope: KeyScope })
 export type KeyRow = typeof KeyRow.Type
@@ -11,6 +11,13 @@ const Id = Schema.Struct({ id: Schema.String })
 const CreatedProject = Schema.Struct({ project_id: Schema.String, name: Schema.String, key_id: Schema.String })
 const Summary = Schema.Struct({ project_id: Schema.String, name: Schema.String, created_at: TimestampFromRow })
 const Count = Schema.Struct({ n: IntFromRow })
+const KeySummary = Schema.Struct({
+  key_id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  scope: KeyScope,
+  created_at: TimestampFromRow,
+  revoked_at: Schema.NullOr(TimestampFromRow)
+})
 const Setting = Schema.Struct({ value: Schema.String })
 
 export interface NewKey {
@@ -48,6 +55,14 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       Effect.map((rows): ReadonlyArray<ProjectSummary> => rows)
     )
 
+    /** The project's keys, newest first, without the key or its hash. */
+    const listKeys = (projectId: string) =>
+      sql`SELECT id AS key_id, name, scope, created_at, revoked_at FROM api_keys
+          WHERE project_id = ${projectId} ORDER BY created_at DESC, id DESC`.pipe(
+        Rows.all(KeySummary),
+        Effect.map((rows): ReadonlyArray<ApiKeySummary> => rows)
+      )
+
     const projectExists = (projectId: string) => sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Rows.some)
 
     /** Revokes the key and tells every instance (NOTIFY api_keys, at commit) to forget the keys it knows. */
@@ -76,6 +91,7 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       insertProject,
       insertKey,
       listProjects,
+      listKeys,
       projectExists,
       revokeKey,
       countProjects,

@@ -1,7 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { ConflictWire, InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
+import {
+  ConflictWire,
+  InternalErrorWire,
+  NotFoundWire,
+  PayloadTooLargeWire,
+  ValidationErrorWire
+} from "../Domain/Errors.ts"
 import {
   AddMessageInput,
+  ContactTicketList,
+  ContactTicketsQuery,
   CreateTicketInput,
   IdempotencyHeaders,
   MessageCreated,
@@ -21,6 +29,11 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
       success: TicketCreated.pipe(HttpApiSchema.status(202)),
       error: [ValidationErrorWire, ConflictWire, PayloadTooLargeWire, InternalErrorWire]
     }).annotate(OpenApi.Summary, "Create a ticket; triage and the rest run in the background"),
+    HttpApiEndpoint.get("list", "/v1/tickets", {
+      query: ContactTicketsQuery,
+      success: ContactTicketList,
+      error: [ValidationErrorWire, InternalErrorWire]
+    }).annotate(OpenApi.Summary, "A contact's tickets, newest first, a page at a time (full keys only)"),
     HttpApiEndpoint.get("get", "/v1/tickets/:id", {
       params: TicketPath,
       query: TicketQuery,

@@ -4,7 +4,7 @@ import { Api } from "../Api.ts"
 import { Ticket } from "../Domain/Ticket.ts"
 import { alreadyEncoded } from "../Http/Encoded.ts"
 import { Idempotency } from "../Http/Idempotency.ts"
-import { requireContactForWidget } from "../Http/Scope.ts"
+import { requireContactForWidget, requireFullScope } from "../Http/Scope.ts"
 import { CurrentKey } from "../Http/Security.ts"
 import { Tickets } from "./Tickets.ts"
 
@@ -21,6 +21,12 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
             status: 202,
             work: tickets.create(key.projectId, payload)
           })))
+      .handle("list", ({ query }) =>
+        Effect.gen(function*() {
+          const key = yield* CurrentKey
+          yield* requireFullScope("listing a contact's tickets")
+          return yield* tickets.listForContact(key.projectId, query)
+        }))
       .handle("get", ({ params, query }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey

@@ -13,6 +13,7 @@ import {
   TimestampFromRow,
   TimestampText
 } from "../Domain/Fields.ts"
+import type { Cursor } from "../Domain/Cursor.ts"
 import type { NewJob } from "../Domain/Jobs.ts"
 import {
   type AdminTicket,
@@ -129,6 +130,47 @@ const SubmittedRow = Schema.Struct({
   linked_issues: Schema.Array(Schema.Unknown)
 })
 export type SubmittedTicket = typeof SubmittedRow.Type
+
+/** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
+const ListRow = Schema.Struct({
+  id: Schema.String,
+  ticket_number: IntFromRow,
+  subject: Schema.String,
+  status: Status,
+  priority: Priority,
+  category: Schema.NullOr(Category),
+  source: Source,
+  sender_email: Schema.NullOr(Schema.String),
+  sender_name: Schema.NullOr(Schema.String),
+  assignee: Schema.NullOr(AgentRow),
+  tags: Schema.NullOr(Schema.Array(Schema.String)),
+  created_at: TimestampText,
+  updated_at: TimestampText,
+  updated_key: Schema.String
+})
+export type TicketListRow = typeof ListRow.Type
+
+/** What a list of tickets keeps; every filter given must hold. */
+export interface TicketFilter {
+  readonly status?: Status | undefined
+  readonly priority?: Priority | undefined
+  readonly category?: Category | undefined
+  readonly source?: Source | undefined
+  /** an agent's address, or `none` for tickets nobody is assigned */
+  readonly assignee?: string | undefined
+  readonly tag?: string | undefined
+  /** lower-cased */
+  readonly contactEmail?: string | undefined
+  readonly text?: string | undefined
+}
+
+export interface TicketPage {
+  readonly order: "created" | "updated"
+  /** the cursor of the previous page's last ticket, of the same order */
+  readonly after: Cursor | undefined
+  /** rows read; a caller asks one more than it shows, to know whether another page follows */
+  readonly rows: number
+}
 
 const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
 const NumberedRow = Schema.Struct({ id: Schema.String, ticket_number: IntFromRow })
@@ -383,6 +425,63 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         })))
       )
 
+    // updated_at to the microsecond, as it is stored: a cursor that kept milliseconds would skip
+    // or repeat tickets updated within the same millisecond
+    const exactUpdatedAt = sql.literal(`to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
+
+    /**
+     * A page of the project's tickets, newest (or most recently updated) first, after the cursor:
+     * keyset paging on a unique key, so tickets created between two pages never shift the pages
+     * that follow. Ticket numbers are unique per project and committed in order (the project row
+     * is locked from taking a number to the commit), so the `created` order pages on them alone;
+     * several tickets can share a created_at when their creates were written in one statement.
+     */
+    const listTickets = (projectId: string, filter: TicketFilter, page: TicketPage) => {
+      const after = page.after
+      return sql`
+        SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
+          t.sender_email, t.sender_name, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
+          (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
+           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
+          (SELECT json_agg(g.name ORDER BY lower(g.name))
+           FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
+        FROM tickets t
+        WHERE t.project_id = ${projectId}
+          ${filter.status === undefined ? sql`` : sql`AND t.status = ${filter.status}`}
+          ${filter.priority === undefined ? sql`` : sql`AND t.priority = ${filter.priority}`}
+          ${filter.category === undefined ? sql`` : sql`AND t.category = ${filter.category}`}
+          ${filter.source === undefined ? sql`` : sql`AND t.source = ${filter.source}`}
+          ${
+        filter.assignee === undefined
+          ? sql``
+          : filter.assignee === "none"
+          ? sql`AND t.assignee_id IS NULL`
+          : sql`AND t.assignee_id = (SELECT id FROM agents WHERE project_id = ${projectId} AND email = ${filter.assignee})`
+      }
+          ${
+        filter.tag === undefined ? sql`` : sql`AND t.id IN (
+            SELECT tt.ticket_id FROM tags g JOIN ticket_tags tt ON tt.tag_id = g.id
+            WHERE g.project_id = ${projectId} AND lower(g.name) = lower(${filter.tag}))`
+      }
+          ${filter.contactEmail === undefined ? sql`` : sql`AND lower(t.sender_email) = ${filter.contactEmail}`}
+          ${filter.text === undefined ? sql`` : sql`AND t.search @@ websearch_to_tsquery('english', ${filter.text})`}
+          ${
+        after === undefined
+          ? sql``
+          : after.order === "created"
+          ? sql`AND t.ticket_number < ${after.number}`
+          : sql`AND (t.updated_at, t.id) < (${after.at}::timestamptz, ${after.id}::uuid)`
+      }
+        ORDER BY ${page.order === "created" ? sql`t.ticket_number DESC` : sql`t.updated_at DESC, t.id DESC`}
+        LIMIT ${page.rows}`.pipe(Rows.all(ListRow))
+    }
+
+    const findIdByNumber = (projectId: string, ticketNumber: number) =>
+      sql`SELECT id FROM tickets WHERE project_id = ${projectId} AND ticket_number = ${ticketNumber}`.pipe(
+        Rows.first(Id),
+        Effect.map(Option.map((row) => row.id))
+      )
+
     /** Locks the ticket for the rest of the transaction, so concurrent changes apply in turn. */
     const lockTicket = (projectId: string, ticketId: string) =>
       sql`
@@ -580,6 +679,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       tagTicket,
       findPublic,
       findAdmin,
+      listTickets,
+      findIdByNumber,
       lockTicket,
       insertMessage,
       updateTicket,

@@ -1,5 +1,6 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
+import { type Cursor, pageOf, readCursor } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
 import { isUuid } from "../Domain/Fields.ts"
@@ -7,14 +8,21 @@ import { contactNotifyJob, eventJobs, type NewJob, notifyJob, ticketCreatedJobs 
 import type {
   AddMessageInput,
   AgentMessageInput,
+  ContactTicketList,
   CreateTicketInput,
   MessageCreated,
   TicketCreated,
+  TicketList,
+  TicketListQuery,
+  TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { TicketsRepo } from "./Repo.ts"
+import { type TicketFilter, type TicketListRow, TicketsRepo } from "./Repo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
+
+const cursorAfter = (order: TicketOrder) => (row: TicketListRow): Cursor =>
+  order === "created" ? { order, number: row.ticket_number } : { order, at: row.updated_key, id: row.id }
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
@@ -227,7 +235,75 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       }))
     })
 
-    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage }
+    /** One page of the project's tickets that pass every filter given; `query.limit` defaults to 25. */
+    const list = Effect.fn("Tickets.list")(function*(projectId: string, query: TicketListQuery) {
+      const order = query.sort ?? "created"
+      const after = yield* readCursor(query.cursor, order)
+      const limit = query.limit ?? 25
+      const filter: TicketFilter = {
+        status: query.status,
+        priority: query.priority,
+        category: query.category,
+        source: query.source,
+        assignee: query.assignee,
+        tag: query.tag,
+        contactEmail: query.contact_email,
+        text: query.q
+      }
+      const rows = yield* repo.listTickets(projectId, filter, { order, after, rows: limit + 1 })
+      const page = pageOf(rows, limit, (row) => ({
+        ticket_id: row.id,
+        ticket_number: row.ticket_number,
+        subject: row.subject,
+        status: row.status,
+        priority: row.priority,
+        category: row.category,
+        source: row.source,
+        sender_email: row.sender_email,
+        sender_name: row.sender_name,
+        assignee: row.assignee,
+        tags: row.tags ?? [],
+        created_at: row.created_at,
+        updated_at: row.updated_at
+      }), cursorAfter(order))
+      return { tickets: page.items, next_cursor: page.next_cursor } satisfies TicketList
+    })
+
+    /** One page of a contact's tickets, newest first, with the fields of the public read; `limit` defaults to 10. */
+    const listForContact = Effect.fn("Tickets.listForContact")(function*(
+      projectId: string,
+      query: { readonly contact_email: string; readonly limit?: number | undefined; readonly cursor?: string | undefined }
+    ) {
+      const after = yield* readCursor(query.cursor, "created")
+      const limit = query.limit ?? 10
+      const rows = yield* repo.listTickets(projectId, { contactEmail: query.contact_email }, {
+        order: "created",
+        after,
+        rows: limit + 1
+      })
+      const page = pageOf(rows, limit, (row) => ({
+        ticket_id: row.id,
+        ticket_number: row.ticket_number,
+        subject: row.subject,
+        status: row.status,
+        priority: row.priority,
+        category: row.category,
+        created_at: row.created_at,
+        updated_at: row.updated_at
+      }), cursorAfter("created"))
+      return { tickets: page.items, next_cursor: page.next_cursor } satisfies ContactTicketList
+    })
+
+    /** The id of a ticket named by its id or by its number, as an operator at a terminal names it. */
+    const findId = Effect.fn("Tickets.findId")(function*(projectId: string, ticket: string) {
+      if (isUuid(ticket)) return ticket
+      const number = /^#?\d{1,9}$/.test(ticket) ? Number(ticket.replace("#", "")) : undefined
+      const found = number === undefined ? Option.none() : yield* repo.findIdByNumber(projectId, number)
+      if (Option.isNone(found)) return yield* ticketNotFound
+      return found.value
+    })
+
+    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, findId }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(TicketsRepo.layer))

@@ -1,6 +1,6 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Config, Console, Effect, Layer, Option, Runtime, SchemaIssue } from "effect"
+import { Cause, Config, Console, Effect, Layer, Option, Runtime, Schema, SchemaIssue } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import { SqlError } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
@@ -13,10 +13,19 @@ import { seedDemo } from "../Demo/Demo.ts"
 import { isApiError } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import { serviceVersion } from "../Health/Version.ts"
+import {
+  type AdminTicket,
+  AgentMessageInput,
+  type TicketList,
+  TicketListQuery,
+  TicketOrders,
+  UpdateTicketInput
+} from "../Domain/Ticket.ts"
 import { Projects } from "../Projects/Projects.ts"
+import { Tickets } from "../Tickets/Tickets.ts"
 
 /** The services of the HTTP API that the commands use, over the database the settings name. */
-const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, AdminToken.layer).pipe(
+const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, Tickets.layer, AdminToken.layer).pipe(
   Layer.provideMerge(Database.layer),
   Layer.provide(AppConfig.layer),
   Layer.provideMerge(NodeServices.layer)
@@ -170,6 +179,164 @@ const articlesImport = Command.make("import", {
     ].join("\n  "))
   )
 
+/** A project id as the first argument of a command about one project's tickets. */
+const projectArgument = Argument.String("project-id").pipe(
+  Argument.withDescription("project id (`support projects list` shows them)")
+)
+
+const ticketArgument = Argument.String("ticket").pipe(Argument.withDescription("the ticket's id, or its number (12 or #12)"))
+
+const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print the JSON the operator API answers, for scripts"))
+
+/**
+ * Input decoded by the operator API's own schema, so a command line is held to the same rules
+ * and its mistakes read the same (`status must be one of open, …`).
+ */
+const decodeAs = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => (input: unknown) =>
+  Schema.decodeUnknownEffect(schema)(input).pipe(
+    Effect.mapError((error) => userError(formatIssues(error.issue).issues[0]?.message ?? "the input is not valid"))
+  )
+
+/** The project, then the ticket in it (by id or number); either missing is the person's mistake. */
+const findTicket = Effect.fn(function*(projectId: string, ticket: string) {
+  yield* requireProject(projectId)
+  return yield* (yield* Tickets).findId(projectId, ticket).pipe(
+    Effect.catchTag("NotFound", () => Effect.fail(userError(`no ticket ${ticket} in project ${projectId}`)))
+  )
+})
+
+/** Rows as columns padded to their widest cell; the last column is left as it is. */
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  ").trimEnd())
+    .join("\n")
+}
+
+const ticketsTable = (list: TicketList) =>
+  list.tickets.length === 0 ? "no tickets" : table([
+    ["#", "STATUS", "PRIORITY", "CATEGORY", "ASSIGNEE", "FROM", "UPDATED", "SUBJECT"],
+    ...list.tickets.map((ticket) => [
+      String(ticket.ticket_number),
+      ticket.status,
+      ticket.priority,
+      ticket.category ?? "-",
+      ticket.assignee?.email ?? "-",
+      ticket.sender_email ?? "-",
+      ticket.updated_at.slice(0, 16).replace("T", " "),
+      ticket.subject
+    ])
+  ])
+
+const person = (name: string | null, email: string | null) =>
+  email === null ? "-" : name === null ? email : `${name} <${email}>`
+
+/** A ticket for a person to read: its fields, then the whole conversation, internal notes marked. */
+const ticketBlock = (ticket: AdminTicket) =>
+  [
+    `#${ticket.ticket_number}  ${ticket.subject}`,
+    `id:        ${ticket.ticket_id}`,
+    `status:    ${ticket.status}    priority: ${ticket.priority}    category: ${ticket.category ?? "-"}    source: ${ticket.source}`,
+    `from:      ${person(ticket.sender_name, ticket.sender_email)}`,
+    `assignee:  ${ticket.assignee === null ? "-" : person(ticket.assignee.name, ticket.assignee.email)}`,
+    `tags:      ${ticket.tags.length === 0 ? "-" : ticket.tags.join(", ")}`,
+    `created:   ${ticket.created_at}    updated: ${ticket.updated_at}`,
+    ...ticket.messages.flatMap((message) => [
+      "",
+      `--- ${message.author_type}${message.internal ? " (internal)" : ""} · ${message.created_at}`,
+      message.body
+    ])
+  ].join("\n")
+
+const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+const filter = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.optional, Flag.withDescription(description))
+
+const ticketsList = Command.make("list", {
+  project: projectArgument,
+  status: filter("status", "open, in_progress, waiting, resolved or closed"),
+  priority: filter("priority", "p1_critical, p2_high, p3_medium or p4_low"),
+  category: filter("category", "billing, bug, account, feature_request, question or other"),
+  assignee: filter("assignee", "an agent's email, or none for unassigned tickets"),
+  tag: filter("tag", "a tag name"),
+  source: filter("source", "api, widget, email or form"),
+  contactEmail: filter("contact-email", "the sender's address"),
+  q: filter("q", "words of the subject or body"),
+  sort: filter("sort", `${TicketOrders.join(" or ")} (newest first, or recently updated first; default created)`),
+  limit: filter("limit", "tickets a page, 1 to 100 (default 25)"),
+  cursor: filter("cursor", "the next page, as the previous one printed it"),
+  json
+}, operating(({ contactEmail, json, project, ...flags }) =>
+  Effect.gen(function*() {
+    // the flags given, under the names of the API's query
+    const given = Object.entries({ ...flags, contact_email: contactEmail })
+      .flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])
+    const query = yield* decodeAs(Schema.Struct(TicketListQuery))(Object.fromEntries(given))
+    yield* requireProject(project)
+    const list = yield* (yield* Tickets).list(project, query)
+    if (json) return yield* printJson(list)
+    yield* Console.log(ticketsTable(list))
+    if (list.next_cursor !== null) yield* Console.log(`more: --cursor ${list.next_cursor}`)
+  }))).pipe(Command.withDescription("list a project's tickets, newest first, with filters; a page at a time"))
+
+const ticketsShow = Command.make(
+  "show",
+  { project: projectArgument, ticket: ticketArgument, json },
+  operating(({ json, project, ticket }) =>
+    Effect.gen(function*() {
+      const id = yield* findTicket(project, ticket)
+      const read = yield* (yield* Tickets).adminGet(project, id)
+      yield* json ? printJson(read) : Console.log(ticketBlock(read))
+    }))
+).pipe(Command.withDescription("show a ticket with its whole conversation, internal notes included"))
+
+const ticketsReply = Command.make("reply", {
+  project: projectArgument,
+  ticket: ticketArgument,
+  body: Argument.String("body").pipe(Argument.withDescription("the message")),
+  authorEmail: Flag.String("author-email").pipe(Flag.optional, Flag.withDescription("the agent who writes it")),
+  internal: Flag.Boolean("internal").pipe(Flag.withDefault(false), Flag.withDescription("a note for agents only, never shown to the contact")),
+  json
+}, operating(({ authorEmail, body, internal, json, project, ticket }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(AgentMessageInput)({
+      body,
+      internal,
+      ...(Option.isSome(authorEmail) ? { author_email: authorEmail.value } : {})
+    })
+    const id = yield* findTicket(project, ticket)
+    const created = yield* (yield* Tickets).addAgentMessage(project, id, input)
+    yield* json ? printJson(created) : Console.log(`${internal ? "internal note" : "reply"} ${created.message_id} added`)
+  }))).pipe(Command.withDescription("answer a ticket as an agent, or add an internal note"))
+
+/** A change of one field of a ticket, as the operator API's PATCH makes it. */
+const ticketsChange = (name: string, field: "assignee_email" | "status", argument: Argument.Argument<string>, description: string) =>
+  Command.make(name, { project: projectArgument, ticket: ticketArgument, value: argument, json }, operating(({ json, project, ticket, value }) =>
+    Effect.gen(function*() {
+      const input = yield* decodeAs(UpdateTicketInput)({ [field]: value })
+      const id = yield* findTicket(project, ticket)
+      const updated = yield* (yield* Tickets).adminUpdate(project, id, input)
+      yield* json
+        ? printJson(updated)
+        : Console.log(`#${updated.ticket_number}  status: ${updated.status}  assignee: ${
+          updated.assignee === null ? "-" : person(updated.assignee.name, updated.assignee.email)
+        }`)
+    }))).pipe(Command.withDescription(description))
+
+const ticketsAssign = ticketsChange(
+  "assign",
+  "assignee_email",
+  Argument.String("agent-email").pipe(Argument.withDescription("the address of an agent of the project")),
+  "assign a ticket to an agent"
+)
+
+const ticketsStatus = ticketsChange(
+  "status",
+  "status",
+  Argument.String("status").pipe(Argument.withDescription("open, in_progress, waiting, resolved or closed")),
+  "move a ticket to another status"
+)
+
 const demo = Command.make(
   "demo",
   {},
@@ -200,6 +367,9 @@ const cli = Command.make("support").pipe(
     Command.make("projects").pipe(Command.withSubcommands([projectsCreate, projectsList])),
     Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysRevoke])),
     Command.make("articles").pipe(Command.withSubcommands([articlesImport])),
+    Command.make("tickets").pipe(
+      Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus])
+    ),
     demo,
     adminToken
   ])

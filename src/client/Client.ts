@@ -5,6 +5,7 @@ import type {
   AddedMessage,
   AddMessageInput,
   ArticleSearchResponse,
+  ContactTicketList,
   CreatedTicket,
   CreateTicketInput,
   Health,
@@ -93,6 +94,14 @@ export interface SupportClient {
    * of that contact is found (a `widget` key must give it).
    */
   getTicket(ticketId: string, options?: CallOptions & { readonly contactEmail?: string }): Promise<Ticket>
+  /**
+   * `GET /v1/tickets?contact_email=…`: a contact's tickets, newest first, a page at a time (`limit`
+   * 1..50, default 10; `cursor` is the previous page's `next_cursor`). A `full` key only.
+   */
+  listTickets(
+    contactEmail: string,
+    options?: CallOptions & { readonly limit?: number; readonly cursor?: string }
+  ): Promise<ContactTicketList>
   /** `POST /v1/tickets/:id/messages`: adds a contact's message; a resolved or closed ticket reopens. */
   addMessage(ticketId: string, input: AddMessageInput, options?: AddMessageOptions): Promise<AddedMessage>
   /** `GET /v1/articles/search`: full-text search of published articles (`limit` 1..50, default 10). */
@@ -283,6 +292,14 @@ export const createClient = (options: ClientOptions): SupportClient => {
         method: "GET",
         path: ticketPath(ticketId),
         query: { contact_email: callOptions?.contactEmail },
+        options: callOptions
+      }),
+
+    listTickets: async (contactEmail, callOptions) =>
+      send<ContactTicketList>({
+        method: "GET",
+        path: "/v1/tickets",
+        query: { contact_email: contactEmail, limit: callOptions?.limit, cursor: callOptions?.cursor },
         options: callOptions
       }),
 

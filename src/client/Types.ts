@@ -64,6 +64,25 @@ export interface Ticket {
   readonly messages: ReadonlyArray<Message>
 }
 
+/** One ticket of a contact's list: the fields of the read, without the conversation. */
+export interface ContactTicket {
+  readonly ticket_id: string
+  readonly ticket_number: number
+  readonly subject: string
+  readonly status: TicketStatus
+  readonly priority: Priority
+  readonly category: Category | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** Answer of `GET /v1/tickets?contact_email=…`: a page, newest first. */
+export interface ContactTicketList {
+  readonly tickets: ReadonlyArray<ContactTicket>
+  /** Pass as `cursor` for the next page; null on the last page. */
+  readonly next_cursor: string | null
+}
+
 /** Body of `POST /v1/tickets/:id/messages`. */
 export interface AddMessageInput {
   /** 1 to 50,000 characters. */

@@ -25,7 +25,10 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
     addMessage: defect,
     adminGet: defect,
     adminUpdate: defect,
-    addAgentMessage: defect
+    addAgentMessage: defect,
+    list: defect,
+    listForContact: defect,
+    findId: defect
   })
   // the broken Tickets is provided first, so the routes never see the real one of ServicesLive
   const server = serveOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(

@@ -23,6 +23,8 @@ const recordingRepo = () => {
     tagTicket: (_projectId, _ticketId, tags) => Effect.sync(() => void tagged.push(tags)),
     findPublic: () => Effect.succeed(Option.none()),
     findAdmin: () => Effect.succeed(Option.none()),
+    listTickets: notUsed,
+    findIdByNumber: notUsed,
     lockTicket: () => Effect.succeed(Option.none()),
     insertMessage: notUsed,
     updateTicket: notUsed,

@@ -119,6 +119,24 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     expect([...times].sort()).toEqual(times)
   })
 
+  it("listTickets: a contact's tickets newest first, a page at a time, and a widget key refused", async () => {
+    const filed: Array<string> = []
+    for (let i = 0; i < 3; i++) {
+      filed.push((await support.createTicket({ subject: `Listed ${i}`, body: "x", sender_email: "grace@example.com" })).ticket_id)
+    }
+    await support.createTicket({ subject: "Someone else's", body: "x", sender_email: "alan@example.com" })
+    const first = await support.listTickets("Grace@Example.com", { limit: 2 })
+    expect(first.tickets.map((t) => t.ticket_id)).toEqual([filed[2], filed[1]])
+    expect(Object.keys(first.tickets[0]!).sort()).toEqual(
+      ["category", "created_at", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+    )
+    const rest = await support.listTickets("grace@example.com", { limit: 2, cursor: first.next_cursor! })
+    expect(rest).toEqual({ tickets: [expect.objectContaining({ ticket_id: filed[0], subject: "Listed 0" })], next_cursor: null })
+    const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
+    const refused = await apiError(widget.listTickets("grace@example.com"))
+    expect([refused.status, refused.code]).toEqual([403, "FORBIDDEN"])
+  })
+
   it("reopens a resolved ticket when a message is added", async () => {
     const { ticket_id } = await support.createTicket({ subject: "Reopen me", body: "x" })
     const [resolved, response] = await operator((admin) =>

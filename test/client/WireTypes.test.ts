@@ -7,6 +7,7 @@ import type { ArticleSearchResults } from "../../src/Domain/Article.ts"
 import type { SearchTypes, UnifiedSearchResults } from "../../src/Domain/Search.ts"
 import type {
   AddMessageInput,
+  ContactTicketList,
   CreateTicketInput,
   Message,
   MessageCreated,
@@ -22,6 +23,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 describe("the client's wire types are the service's", () => {
   it("answers", () => {
     expectTypeOf<Client.Ticket>().toEqualTypeOf<typeof Ticket.Type>()
+    expectTypeOf<Client.ContactTicketList>().toEqualTypeOf<ContactTicketList>()
     expectTypeOf<Client.Message>().toEqualTypeOf<typeof Message.Type>()
     expectTypeOf<Client.CreatedTicket>().toEqualTypeOf<typeof TicketCreated.Type>()
     expectTypeOf<Client.AddedMessage>().toEqualTypeOf<typeof MessageCreated.Type>()

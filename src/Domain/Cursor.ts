@@ -1,0 +1,80 @@
+import { Effect, Result } from "effect"
+import { Base64Url } from "effect/encoding"
+import { ValidationError } from "./Errors.ts"
+import { isUuid } from "./Fields.ts"
+
+/**
+ * Where a page of a list ends: the sort key of its last item and the order it belongs to, so the
+ * next page starts right after it (keyset paging). Opaque to clients: base64url of a small JSON.
+ */
+export type Cursor =
+  | { readonly order: "created"; readonly number: number }
+  | { readonly order: "updated"; readonly at: string; readonly id: string }
+  | { readonly order: "articles"; readonly at: string; readonly id: string }
+
+/** A timestamp as the cursor keeps it: UTC to the microsecond, which is what the column holds. */
+const exactTimestamp = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+/** A real moment (no 30 February), which PostgreSQL would refuse with an error of its own. */
+const isMoment = (at: string) => {
+  const millis = `${at.slice(0, 23)}Z`
+  const date = new Date(millis)
+  return !Number.isNaN(date.getTime()) && date.toISOString() === millis
+}
+
+export const encodeCursor = (cursor: Cursor) => Base64Url.encode(JSON.stringify(cursor))
+
+/** The cursor, if `text` is one that `encodeCursor` made for `order`; anything else is undefined. */
+export const decodeCursor = <O extends Cursor["order"]>(
+  text: string,
+  order: O
+): Extract<Cursor, { readonly order: O }> | undefined => {
+  const json = Base64Url.decodeString(text)
+  if (Result.isFailure(json)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(json.success)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  const cursor = value as Record<string, unknown>
+  if (cursor.order !== order) return undefined
+  if (order === "created") {
+    return Number.isSafeInteger(cursor.number) && (cursor.number as number) > 0
+      ? { order, number: cursor.number } as Extract<Cursor, { readonly order: O }>
+      : undefined
+  }
+  return typeof cursor.at === "string" && exactTimestamp.test(cursor.at) && isMoment(cursor.at) &&
+      typeof cursor.id === "string" && isUuid(cursor.id)
+    ? { order, at: cursor.at, id: cursor.id } as Extract<Cursor, { readonly order: O }>
+    : undefined
+}
+
+/**
+ * The cursor a caller sent, for a list in `order`: a cursor of another list or order, or none of
+ * ours, is the caller's mistake.
+ */
+export const readCursor = <O extends Cursor["order"]>(text: string | undefined, order: O) => {
+  if (text === undefined) return Effect.succeed(undefined)
+  const cursor = decodeCursor(text, order)
+  return cursor === undefined ? Effect.fail(new ValidationError({ message: "cursor is not valid" })) : Effect.succeed(cursor)
+}
+
+/**
+ * One page of a list read with `limit + 1` rows: the first `limit` as items, and a cursor after
+ * the last of them only when the extra row shows that more follow.
+ */
+export const pageOf = <R, A>(
+  rows: ReadonlyArray<R>,
+  limit: number,
+  item: (row: R) => A,
+  cursorOf: (row: R) => Cursor
+): { readonly items: ReadonlyArray<A>; readonly next_cursor: string | null } => {
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return {
+    items: page.map(item),
+    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null
+  }
+}
