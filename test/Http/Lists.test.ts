@@ -296,6 +296,18 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         expect(one).toMatchObject({ id: created[1], title: "Invoices and receipts", body: "All about invoices and receipts.", published: false })
       }))
 
+    it.effect("declares the lists in the OpenAPI document", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const document = yield* Effect.promise(() => server.request("GET", "/openapi.json"))
+        const paths = document.body.paths
+        for (const path of ["tickets", "api-keys", "articles", "agents"]) {
+          expect(paths[`/v1/admin/projects/{pid}/${path}`]?.get, path).toBeDefined()
+        }
+        expect(paths["/v1/admin/projects/{pid}/articles/{id}"]?.get).toBeDefined()
+        expect(paths["/v1/tickets"]?.get?.parameters?.map((p: any) => p.name).sort()).toEqual(["contact_email", "cursor", "limit"])
+      }))
+
     it.effect("lists a contact's tickets for a full key: newest first, paged, case-insensitive, only the key's project", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
