@@ -181,6 +181,7 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         refused(yield* get(`sort=updated&cursor=${forged({ order: "updated", at: "2026-02-30T10:00:00.000000Z", id: crypto.randomUUID() })}`), "cursor is not valid")
         refused(yield* get(`sort=updated&cursor=${forged({ order: "updated", at: "2026-02-03T10:00:00.000000Z", id: "1; DROP" })}`), "cursor is not valid")
         refused(yield* get(`cursor=${forged({ order: "created", number: "1 OR 1=1" })}`), "cursor is not valid")
+        refused(yield* get(`cursor=${forged({ order: "created", number: 2 ** 31 })}`), "cursor is not valid")
         // a cursor of one order is refused by the other
         const first = yield* get("limit=1")
         expect(first.status).toBe(200)
