@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import type { Article, ArticleCreated, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
@@ -25,17 +25,7 @@ const PublicArticleRow = Schema.Struct({
   updated_at: TimestampFromRow
 })
 /** An article as the operator's list shows it, with its exact creation time for the cursor. */
-const SummaryRow = Schema.Struct({
-  id: Schema.String,
-  title: Schema.String,
-  slug: Schema.String,
-  category: Schema.String,
-  published: Schema.Boolean,
-  created_at: TimestampFromRow,
-  updated_at: TimestampFromRow,
-  created_key: Schema.String
-})
-export type ArticleSummaryRow = typeof SummaryRow.Type
+const SummaryRow = Schema.Struct({ ...Struct.omit(ArticleRow.fields, ["body"]), created_key: Schema.String })
 
 const HitRow = Schema.Struct({
   id: Schema.String,

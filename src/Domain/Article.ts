@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { Limit, OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
 
 export const ArticleSearchQuery = {
@@ -85,15 +85,7 @@ export const ArticleListQuery = {
 const ArticleListQueryStruct = Schema.Struct(ArticleListQuery)
 export type ArticleListQuery = typeof ArticleListQueryStruct.Type
 
-export const ArticleSummary = Schema.Struct({
-  id: Uuid,
-  title: Schema.String,
-  slug: Schema.String,
-  category: Schema.String,
-  published: Schema.Boolean,
-  created_at: Schema.String,
-  updated_at: Schema.String
-}).annotate({ identifier: "ArticleSummary" })
+export const ArticleSummary = Schema.Struct(Struct.omit(Article.fields, ["body"])).annotate({ identifier: "ArticleSummary" })
 export type ArticleSummary = typeof ArticleSummary.Type
 
 export const ArticleList = Schema.Struct({

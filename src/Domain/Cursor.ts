@@ -41,7 +41,9 @@ export const decodeCursor = <O extends Cursor["order"]>(
   const cursor = value as Record<string, unknown>
   if (cursor.order !== order) return undefined
   if (order === "created") {
-    return Number.isSafeInteger(cursor.number) && (cursor.number as number) > 0
+    // ticket numbers are int4, and PostgreSQL takes the parameter as one: a larger number would be
+    // its error (a 500) rather than the caller's 400
+    return Number.isSafeInteger(cursor.number) && (cursor.number as number) > 0 && (cursor.number as number) <= 2_147_483_647
       ? { order, number: cursor.number } as Extract<Cursor, { readonly order: O }>
       : undefined
   }

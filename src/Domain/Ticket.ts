@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import {
   Category,
   Email,
@@ -191,19 +191,12 @@ const TicketListQueryStruct = Schema.Struct(TicketListQuery)
 export type TicketListQuery = typeof TicketListQueryStruct.Type
 
 export const TicketListItem = Schema.Struct({
-  ticket_id: Uuid,
-  ticket_number: Schema.Int,
-  subject: Schema.String,
-  status: Status,
-  priority: Priority,
-  category: Schema.NullOr(Category),
+  ...Struct.omit(Ticket.fields, ["messages"]),
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
   assignee: Schema.NullOr(Agent),
-  tags: Schema.Array(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
+  tags: Schema.Array(Schema.String)
 }).annotate({ identifier: "TicketListItem" })
 export type TicketListItem = typeof TicketListItem.Type
 
@@ -222,16 +215,7 @@ export const ContactTicketsQuery = {
   cursor: Schema.optionalKey(Schema.String)
 }
 
-export const ContactTicket = Schema.Struct({
-  ticket_id: Uuid,
-  ticket_number: Schema.Int,
-  subject: Schema.String,
-  status: Status,
-  priority: Priority,
-  category: Schema.NullOr(Category),
-  created_at: Schema.String,
-  updated_at: Schema.String
-}).annotate({ identifier: "ContactTicket" })
+export const ContactTicket = Schema.Struct(Struct.omit(Ticket.fields, ["messages"])).annotate({ identifier: "ContactTicket" })
 export type ContactTicket = typeof ContactTicket.Type
 
 export const ContactTicketList = Schema.Struct({ tickets: Schema.Array(ContactTicket), next_cursor: NextCursor })

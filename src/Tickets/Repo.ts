@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
@@ -21,6 +21,7 @@ import {
   type LinkedIssue,
   EmailStatus,
   type Ticket,
+  type TicketListItem,
   TriageSource,
   TriageStatus
 } from "../Domain/Ticket.ts"
@@ -133,22 +134,20 @@ export type SubmittedTicket = typeof SubmittedRow.Type
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
 const ListRow = Schema.Struct({
-  id: Schema.String,
-  ticket_number: IntFromRow,
-  subject: Schema.String,
-  status: Status,
-  priority: Priority,
-  category: Schema.NullOr(Category),
+  ...Struct.omit(PublicRow.fields, ["messages"]),
   source: Source,
-  sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
   assignee: Schema.NullOr(AgentRow),
   tags: Schema.NullOr(Schema.Array(Schema.String)),
-  created_at: TimestampText,
-  updated_at: TimestampText,
   updated_key: Schema.String
 })
-export type TicketListRow = typeof ListRow.Type
+
+/** A ticket of a list, and where the list's cursor would stand after it. */
+export interface ListedTicket {
+  readonly ticket: TicketListItem
+  /** updated_at to the microsecond, as stored */
+  readonly updatedKey: string
+}
 
 /** What a list of tickets keeps; every filter given must hold. */
 export interface TicketFilter {
@@ -177,7 +176,7 @@ const NumberedRow = Schema.Struct({ id: Schema.String, ticket_number: IntFromRow
 const Id = Schema.Struct({ id: Schema.String })
 
 /** The fields every read of a ticket shows. */
-const ticketFields = (row: typeof PublicRow.Type) => ({
+const ticketFields = (row: Omit<typeof PublicRow.Type, "messages">) => ({
   ticket_id: row.id,
   ticket_number: row.ticket_number,
   subject: row.subject,
@@ -473,7 +472,22 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
           : sql`AND (t.updated_at, t.id) < (${after.at}::timestamptz, ${after.id}::uuid)`
       }
         ORDER BY ${page.order === "created" ? sql`t.ticket_number DESC` : sql`t.updated_at DESC, t.id DESC`}
-        LIMIT ${page.rows}`.pipe(Rows.all(ListRow))
+        LIMIT ${page.rows}`.pipe(
+        Rows.all(ListRow),
+        Effect.map((rows) =>
+          rows.map((row): ListedTicket => ({
+            ticket: {
+              ...ticketFields(row),
+              source: row.source,
+              sender_email: row.sender_email,
+              sender_name: row.sender_name,
+              assignee: row.assignee,
+              tags: row.tags ?? []
+            },
+            updatedKey: row.updated_key
+          }))
+        )
+      )
     }
 
     const findIdByNumber = (projectId: string, ticketNumber: number) =>

@@ -17,12 +17,12 @@ import type {
   TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { type TicketFilter, type TicketListRow, TicketsRepo } from "./Repo.ts"
+import { type ListedTicket, type TicketFilter, TicketsRepo } from "./Repo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
 
-const cursorAfter = (order: TicketOrder) => (row: TicketListRow): Cursor =>
-  order === "created" ? { order, number: row.ticket_number } : { order, at: row.updated_key, id: row.id }
+const cursorAfter = (order: TicketOrder) => ({ ticket, updatedKey }: ListedTicket): Cursor =>
+  order === "created" ? { order, number: ticket.ticket_number } : { order, at: updatedKey, id: ticket.ticket_id }
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
@@ -251,21 +251,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         text: query.q
       }
       const rows = yield* repo.listTickets(projectId, filter, { order, after, rows: limit + 1 })
-      const page = pageOf(rows, limit, (row) => ({
-        ticket_id: row.id,
-        ticket_number: row.ticket_number,
-        subject: row.subject,
-        status: row.status,
-        priority: row.priority,
-        category: row.category,
-        source: row.source,
-        sender_email: row.sender_email,
-        sender_name: row.sender_name,
-        assignee: row.assignee,
-        tags: row.tags ?? [],
-        created_at: row.created_at,
-        updated_at: row.updated_at
-      }), cursorAfter(order))
+      const page = pageOf(rows, limit, (row) => row.ticket, cursorAfter(order))
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies TicketList
     })
 
@@ -281,16 +267,13 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         after,
         rows: limit + 1
       })
-      const page = pageOf(rows, limit, (row) => ({
-        ticket_id: row.id,
-        ticket_number: row.ticket_number,
-        subject: row.subject,
-        status: row.status,
-        priority: row.priority,
-        category: row.category,
-        created_at: row.created_at,
-        updated_at: row.updated_at
-      }), cursorAfter("created"))
+      // the public read's fields: what the operator's list adds stays with the operator
+      const page = pageOf(
+        rows,
+        limit,
+        ({ ticket: { assignee: _a, sender_email: _e, sender_name: _n, source: _s, tags: _t, ...fields } }) => fields,
+        cursorAfter("created")
+      )
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies ContactTicketList
     })
 

@@ -52,15 +52,7 @@ export interface Message {
 }
 
 /** A ticket with its public conversation, oldest message first. */
-export interface Ticket {
-  readonly ticket_id: string
-  readonly ticket_number: number
-  readonly subject: string
-  readonly status: TicketStatus
-  readonly priority: Priority
-  readonly category: Category | null
-  readonly created_at: string
-  readonly updated_at: string
+export interface Ticket extends ContactTicket {
   readonly messages: ReadonlyArray<Message>
 }
 

@@ -181,6 +181,7 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         refused(yield* get(`sort=updated&cursor=${forged({ order: "updated", at: "2026-02-30T10:00:00.000000Z", id: crypto.randomUUID() })}`), "cursor is not valid")
         refused(yield* get(`sort=updated&cursor=${forged({ order: "updated", at: "2026-02-03T10:00:00.000000Z", id: "1; DROP" })}`), "cursor is not valid")
         refused(yield* get(`cursor=${forged({ order: "created", number: "1 OR 1=1" })}`), "cursor is not valid")
+        refused(yield* get(`cursor=${forged({ order: "created", number: 2 ** 31 })}`), "cursor is not valid")
         // a cursor of one order is refused by the other
         const first = yield* get("limit=1")
         expect(first.status).toBe(200)
@@ -294,6 +295,18 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
 
         const one = yield* api.admin.getArticle({ params: { pid: projectId, id: created[1]! } })
         expect(one).toMatchObject({ id: created[1], title: "Invoices and receipts", body: "All about invoices and receipts.", published: false })
+      }))
+
+    it.effect("declares the lists in the OpenAPI document", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const document = yield* Effect.promise(() => server.request("GET", "/openapi.json"))
+        const paths = document.body.paths
+        for (const path of ["tickets", "api-keys", "articles", "agents"]) {
+          expect(paths[`/v1/admin/projects/{pid}/${path}`]?.get, path).toBeDefined()
+        }
+        expect(paths["/v1/admin/projects/{pid}/articles/{id}"]?.get).toBeDefined()
+        expect(paths["/v1/tickets"]?.get?.parameters?.map((p: any) => p.name).sort()).toEqual(["contact_email", "cursor", "limit"])
       }))
 
     it.effect("lists a contact's tickets for a full key: newest first, paged, case-insensitive, only the key's project", () =>
