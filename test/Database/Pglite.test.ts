@@ -40,6 +40,7 @@ describe("the embedded database", () => {
         { migration_id: 3, name: "article_text" },
         { migration_id: 4, name: "duplicate_candidates" },
         { migration_id: 5, name: "article_search_without_pending_list" },
+        { migration_id: 6, name: "lists" },
         { migration_id: 7, name: "contact_notifications" }
       ]
       const dir = join(yield* tempDir, "data")
