@@ -9,6 +9,7 @@ import type {
   CreatedTicket,
   CreateTicketInput,
   Health,
+  PublicArticle,
   SearchResponse,
   SearchType,
   Ticket
@@ -106,6 +107,8 @@ export interface SupportClient {
   addMessage(ticketId: string, input: AddMessageInput, options?: AddMessageOptions): Promise<AddedMessage>
   /** `GET /v1/articles/search`: full-text search of published articles (`limit` 1..50, default 10). */
   searchArticles(q: string, options?: CallOptions & { readonly limit?: number }): Promise<ArticleSearchResponse>
+  /** `GET /v1/articles/:id`: a published article by its id or slug (a `widget` key may read it too). */
+  getArticle(idOrSlug: string, options?: CallOptions): Promise<PublicArticle>
   /** `GET /v1/search`: tickets, articles and contacts of the project, most relevant first. */
   search(
     q: string,
@@ -320,6 +323,15 @@ export const createClient = (options: ClientOptions): SupportClient => {
         query: { q, limit: callOptions?.limit },
         options: callOptions
       }),
+
+    getArticle: async (idOrSlug, callOptions) => {
+      if (typeof idOrSlug !== "string" || idOrSlug === "") throw new TypeError("idOrSlug is required")
+      return send<PublicArticle>({
+        method: "GET",
+        path: `/v1/articles/${encodeURIComponent(idOrSlug)}`,
+        options: callOptions
+      })
+    },
 
     search: async (q, callOptions) =>
       send<SearchResponse>({

@@ -104,6 +104,16 @@ export interface ArticleSearchResponse {
   readonly total: number
 }
 
+/** Answer of `GET /v1/articles/:id`: one published article. `body` is Markdown: render it as untrusted input. */
+export interface PublicArticle {
+  readonly id: string
+  readonly title: string
+  readonly slug: string
+  readonly body: string
+  readonly category: string
+  readonly updated_at: string
+}
+
 /** The kinds `GET /v1/search` looks through. */
 export type SearchType = "tickets" | "articles" | "contacts"
 

@@ -250,7 +250,7 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     expect((await support.getTicket(ticket_id)).messages.map((m) => m.id)).toEqual([message_id])
   })
 
-  it("searchArticles and search: typed results, limit and types passed through", async () => {
+  it("searchArticles, getArticle and search: typed results, limit and types passed through", async () => {
     const createArticle = (payload: { title: string; body: string; category: string; published?: boolean }) =>
       operator((admin) =>
         admin.admin.createArticle({ params: { pid: project.projectId }, payload, responseMode: "decoded-and-response" })
@@ -274,6 +274,22 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     })
     const one = await support.searchArticles("reconciling ledgers", { limit: 1 })
     expect([one.articles.length, one.total]).toEqual([1, 2])
+
+    // a suggestion opens: by the id search gave, or by its slug, with a widget key too
+    const hit = articles.articles[0]!
+    const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
+    const opened = await widget.getArticle(hit.id)
+    expect(opened).toEqual({
+      id: hit.id,
+      title: hit.title,
+      slug: hit.slug,
+      body: `${hit.title}: step by step.`,
+      category: "Billing",
+      updated_at: expect.stringMatching(/Z$/)
+    })
+    expect(await support.getArticle(hit.slug)).toEqual(opened)
+    const draft = await apiError(support.getArticle("reconciling-ledgers-draft"))
+    expect([draft.status, draft.code]).toEqual([404, "NOT_FOUND"])
 
     const { ticket_id } = await support.createTicket({
       subject: "Reconciling ledgers fails",

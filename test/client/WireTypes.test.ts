@@ -3,7 +3,7 @@
 // a field added, renamed or retyped on one side and not the other fails the build.
 import { describe, expectTypeOf, it } from "vitest"
 import type * as Client from "../../src/client/index.ts"
-import type { ArticleSearchResults } from "../../src/Domain/Article.ts"
+import type { ArticleSearchResults, PublicArticle } from "../../src/Domain/Article.ts"
 import type { SearchTypes, UnifiedSearchResults } from "../../src/Domain/Search.ts"
 import type {
   AddMessageInput,
@@ -28,6 +28,7 @@ describe("the client's wire types are the service's", () => {
     expectTypeOf<Client.CreatedTicket>().toEqualTypeOf<typeof TicketCreated.Type>()
     expectTypeOf<Client.AddedMessage>().toEqualTypeOf<typeof MessageCreated.Type>()
     expectTypeOf<Client.ArticleSearchResponse>().toEqualTypeOf<ArticleSearchResults>()
+    expectTypeOf<Client.PublicArticle>().toEqualTypeOf<PublicArticle>()
     expectTypeOf<Client.SearchResponse>().toEqualTypeOf<typeof UnifiedSearchResults.Type>()
     expectTypeOf<Client.Health>().toEqualTypeOf<typeof Health.Type>()
   })
