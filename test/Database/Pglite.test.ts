@@ -39,7 +39,8 @@ describe("the embedded database", () => {
         { migration_id: 2, name: "pipeline" },
         { migration_id: 3, name: "article_text" },
         { migration_id: 4, name: "duplicate_candidates" },
-        { migration_id: 5, name: "article_search_without_pending_list" }
+        { migration_id: 5, name: "article_search_without_pending_list" },
+        { migration_id: 6, name: "lists" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {
