@@ -158,7 +158,7 @@ describe("the embedded database's DATA_DIR has one user at a time", () => {
       Effect.runPromise
     )
     expect(twice).toEqual(Exit.succeed([{ n: 0 }]))
-  })
+  }, 240_000)
 
   it("under Deno too: refused while a service holds the directory, and takes over once it was killed", async () => {
     const dataDir = await freshDir()
