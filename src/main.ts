@@ -1,6 +1,6 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Latch, Layer, References } from "effect"
+import { Effect, Latch, Layer, Logger, References } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
@@ -46,7 +46,8 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
   ).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
+    Layer.provide(config.logFormat === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty)
   )
 })).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
 
