@@ -111,7 +111,9 @@ export const settings = Config.all({
     "info",
     (text) => logLevels[text.trim().toLowerCase()],
     "must be one of trace, debug, info, warning, error, fatal, off"
-  )
+  ),
+  requestLog: Config.Boolean("REQUEST_LOG").pipe(Config.withDefault(true)),
+  logFormat: oneOf("LOG_FORMAT", ["text", "json"], "text")
 })
 
 export interface Settings {
@@ -149,6 +151,10 @@ export interface Settings {
   readonly jobShutdownGrace: Duration.Duration
   readonly trustProxy: boolean
   readonly logLevel: LogLevel
+  /** one Info line per request; off, and below LOG_LEVEL, it costs a request nothing */
+  readonly requestLog: boolean
+  /** text: Effect's default lines; json: one JSON object per line, for every log line */
+  readonly logFormat: "text" | "json"
 }
 
 /** Every setting, read once from the environment when the service starts. */

@@ -3,6 +3,7 @@ import { AdminToken } from "./Admin/AdminToken.ts"
 import { Agents } from "./Admin/Agents.ts"
 import { Articles } from "./Articles/Articles.ts"
 import { Automation } from "./Automation/Automation.ts"
+import { Readiness } from "./Health/Readiness.ts"
 import { Idempotency } from "./Http/Idempotency.ts"
 import { RateLimit } from "./Http/RateLimit.ts"
 import { Projects } from "./Projects/Projects.ts"
@@ -21,7 +22,8 @@ export const serviceKeys = [
   Idempotency,
   RateLimit,
   Webhooks,
-  Automation
+  Automation,
+  Readiness
 ] as const
 
 /**
@@ -39,5 +41,7 @@ export const ServicesLive = Layer.mergeAll(
   Idempotency.layer,
   RateLimit.layer,
   Webhooks.layer,
-  Automation.layer
+  Automation.layer,
+  // the same RateLimit as above: layers are shared by reference
+  Readiness.layer.pipe(Layer.provide(RateLimit.layer))
 )

@@ -1,42 +1,21 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Latch, Layer, References } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Layer, Logger, References } from "effect"
 import { createServer } from "./Http/NodeServer.ts"
 import { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
-import { serveOn } from "./Http/Server.ts"
+import { serveOnceStarted } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
 import { ServicesLive } from "./Services.ts"
 import { reportingRefusals, StartupLive } from "./Startup.ts"
 
-/**
- * The server, answering only once `ready` opens: a request that arrives before waits for it
- * rather than being lost, since the socket opens before start-up is done.
- */
-const answeringWhen = (ready: Latch.Latch) =>
-  Layer.effect(
-    HttpServer.HttpServer,
-    Effect.map(HttpServer.HttpServer, (server) =>
-      HttpServer.make({
-        address: server.address,
-        serve: (app, middleware) => {
-          const gated = Effect.suspend(() => ready.isOpen() ? app : ready.whenOpen(app))
-          return middleware === undefined ? server.serve(gated) : server.serve(gated, middleware)
-        }
-      }))
-  )
-
 const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
-  const ready = Latch.makeUnsafe(false)
   // the port is bound before the demo project is made: its keys are shown once, and a port in
   // use must stop the start before that, not after; the first request still finds the demo
-  const serving = Layer.effectDiscard(ready.open).pipe(
-    Layer.provide(StartupLive),
-    Layer.provide(serveOn(answeringWhen(ready).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
-    )))
+  const serving = serveOnceStarted(
+    NodeHttpServer.layer(createServer, { port: config.port, host: config.host }),
+    StartupLive
   )
   return Layer.mergeAll(
     serving,
@@ -46,7 +25,8 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
   ).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
+    Layer.provide(config.logFormat === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty)
   )
 })).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
 

@@ -17,6 +17,13 @@ describe("settings", () => {
       expect([config.triageProvider, config.errorTracker, config.trustProxy]).toEqual(["local", "none", false])
       expect(config.logLevel).toBe("Info")
       expect(Option.isNone(config.databaseUrl)).toBe(true)
+      expect([config.requestLog, config.logFormat]).toEqual([true, "text"])
+    }))
+
+  it.effect("read the request log switch and the log format", () =>
+    Effect.gen(function*() {
+      const config = yield* read({ REQUEST_LOG: "false", LOG_FORMAT: "json" })
+      expect([config.requestLog, config.logFormat]).toEqual([false, "json"])
     }))
 
   it.effect("read durations, log levels, and treat an empty secret as unset", () =>
@@ -41,7 +48,9 @@ describe("settings", () => {
         { LOG_LEVEL: "loud" },
         { WEBHOOK_RETRY_SCHEDULE: "1m,soon" },
         { TRIAGE_PROVIDER: "magic" },
-        { PORT: "x" }
+        { PORT: "x" },
+        { REQUEST_LOG: "sometimes" },
+        { LOG_FORMAT: "xml" }
       ]
       for (const env of invalid) {
         const exit = yield* Effect.exit(read(env))

@@ -71,6 +71,12 @@ const sqlFolderLoader: Migrator.Loader<FileSystem.FileSystem> = Effect.gen(funct
   Effect.mapError((cause) => new Migrator.MigrationError({ kind: "BadState", message: String(cause), cause }))
 )
 
+/** The migrations this build carries, as `0007_contact_notifications`, by id. */
+export const carried = Effect.map(
+  sqlFolderLoader,
+  (migrations) => new Map(migrations.map(([id, name]) => [id, `${String(id).padStart(4, "0")}_${name}`]))
+)
+
 /**
  * Brings the schema up to date. Instances starting together on one server take turns: the
  * Migrator holds an exclusive lock on its table for the whole run.

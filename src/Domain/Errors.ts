@@ -55,6 +55,14 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   readonly status = 500
 }
 
+/** The service cannot take traffic now (starting, stopping, or what it depends on does not answer). */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  message: Schema.String
+}) {
+  readonly code = "SERVICE_UNAVAILABLE"
+  readonly status = 503
+}
+
 export type ApiError =
   | ValidationError
   | Unauthorized
@@ -65,6 +73,7 @@ export type ApiError =
   | PayloadTooLarge
   | RateLimited
   | InternalError
+  | ServiceUnavailable
 
 const apiErrorTags = new Set<string>([
   "ValidationError",
@@ -75,7 +84,8 @@ const apiErrorTags = new Set<string>([
   "Conflict",
   "PayloadTooLarge",
   "RateLimited",
-  "InternalError"
+  "InternalError",
+  "ServiceUnavailable"
 ])
 
 export const isApiError = (u: unknown): u is ApiError =>
@@ -118,3 +128,4 @@ export const PayloadTooLargeWire = wire(PayloadTooLarge, "PAYLOAD_TOO_LARGE", 41
 // the wait is in the Retry-After header, not in the body
 export const RateLimitedWire = wire(RateLimited, "RATE_LIMITED", 429, (message) => ({ message, retryAfterSeconds: 60 }))
 export const InternalErrorWire = wire(InternalError, "INTERNAL_ERROR", 500, (message) => ({ message }))
+export const ServiceUnavailableWire = wire(ServiceUnavailable, "SERVICE_UNAVAILABLE", 503, (message) => ({ message }))

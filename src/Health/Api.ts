@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { ServiceUnavailableWire } from "../Domain/Errors.ts"
 
 export const Health = Schema.Struct({
   status: Schema.String.annotate({
@@ -10,6 +11,19 @@ export const Health = Schema.Struct({
   version: Schema.String
 })
 
+export const Ready = Schema.Struct({
+  status: Schema.Literal("ready"),
+  checks: Schema.Struct({
+    database: Schema.Literal("ok"),
+    migrations: Schema.Literal("ok"),
+    redis: Schema.Literals(["ok", "not_configured"])
+  })
+}).annotate({
+  description: "Every check holds. Otherwise 503 SERVICE_UNAVAILABLE, whose message names each failing check: "
+    + "starting, shutting down, the database, the migrations, Redis"
+})
+
 export class HealthApi extends HttpApiGroup.make("health").add(
-  HttpApiEndpoint.get("health", "/health", { success: Health })
+  HttpApiEndpoint.get("health", "/health", { success: Health }),
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: ServiceUnavailableWire })
 ) {}

@@ -3,6 +3,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { RateLimit } from "../Http/RateLimit.ts"
+import { Readiness } from "./Readiness.ts"
 import { serviceName, serviceVersion } from "./Version.ts"
 
 // each answer is encoded once, not on every probe
@@ -12,5 +13,10 @@ const healthy = HttpServerResponse.jsonUnsafe({ status: "ok", service: serviceNa
 const degraded = HttpServerResponse.jsonUnsafe({ status: "degraded", service: serviceName, version: serviceVersion })
 
 export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
-  Effect.map(RateLimit, (rateLimit) =>
-    handlers.handleRaw("health", () => Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded))))
+  Effect.gen(function*() {
+    const rateLimit = yield* RateLimit
+    const readiness = yield* Readiness
+    return handlers
+      .handleRaw("health", () => Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded))
+      .handle("ready", () => readiness.check())
+  }))

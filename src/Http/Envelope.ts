@@ -1,8 +1,9 @@
-import { ByteSize, Cause, Context, Effect, References, SchemaIssue } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, type Fiber, LogLevel, References, SchemaIssue } from "effect"
 import { Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
+import { AppConfig } from "../Config.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 
 const maxBodyBytes = 1024 * 1024
@@ -69,15 +70,15 @@ const cutOffTooLarge = () => HttpServerResponse.setHeader(tooLarge(), "connectio
 
 /** Paths served by the API, to tell an unknown path (404) from a known path with another method (405). */
 const knownRoutes = (() => {
-  const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
+  const routes: Array<{ readonly method: string; readonly template: string; readonly pattern: RegExp }> = []
   for (const group of Object.values(Api.groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
       const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+").replace(/\./g, "\\.")
-      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}$`) })
+      routes.push({ method: endpoint.method, template: endpoint.path, pattern: new RegExp(`^${pattern}$`) })
     }
   }
   for (const path of ["/openapi.json", "/docs"]) {
-    routes.push({ method: "GET", pattern: new RegExp(`^${path.replace(".", "\\.")}$`) })
+    routes.push({ method: "GET", template: path, pattern: new RegExp(`^${path.replace(".", "\\.")}$`) })
   }
   return routes
 })()
@@ -227,13 +228,76 @@ const hasBody = (method: string) => method === "POST" || method === "PATCH" || m
 const jsonContentType = (contentType: string | undefined) =>
   contentType === undefined || /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
 
+type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
+
 /**
  * The outermost layer of every request: request id, CORS, body limits, and the one place where
  * any failure from any layer becomes the error envelope.
  */
-const envelopeMiddleware = (
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled> =>
+const enveloped = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  path: string,
+  app: Answer
+): Answer => {
+  const cors = corsOf(path)
+  const finish = (response: HttpServerResponse.HttpServerResponse) => withFinalHeaders(response, requestId, cors)
+
+  if (request.method === "OPTIONS" && cors !== "none") {
+    return Effect.succeed(
+      HttpServerResponse.empty({ status: 204, headers: { "x-request-id": requestId, ...preflightHeaders } })
+    )
+  }
+  // The request's own fiber ends with this answer, so what is added to its context here needs
+  // no restoring (the router sets its route the same way)
+  let context = Context.add(fiber.context, References.CurrentLogAnnotations, {
+    ...fiber.getRef(References.CurrentLogAnnotations),
+    request_id: requestId
+  })
+  if (hasBody(request.method)) {
+    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
+    if (!jsonContentType(request.headers["content-type"])) {
+      return Effect.succeed(finish(envelope(400, "VALIDATION_ERROR", "Content-Type must be application/json")))
+    }
+    context = Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize)
+  }
+  fiber.setContext(context)
+  // read here, where every JSON body of every route passes before anything decodes it; the
+  // body is kept, so the decoder reads these same bytes again
+  const answer = hasBody(request.method)
+    ? Effect.flatMap(request.arrayBuffer, (body) => nestsTooDeep(new Uint8Array(body)) ? Effect.succeed(tooDeep()) : app)
+    : app
+  return Effect.matchCauseEffect(answer, {
+    onSuccess: (response) => Effect.succeed(finish(response)),
+    onFailure: (cause) => Effect.map(toResponse(cause, path, request.method, requestId), finish)
+  })
+}
+
+/**
+ * The route a request took, as its template (`/v1/tickets/:id`), never the path with its ids:
+ * the router's, or the contract's for an answer given before routing (a body too large).
+ */
+const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: string) =>
+  Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path ??
+    knownRoutes.find((route) => route.method === method && route.pattern.test(path))?.template ??
+    "unmatched"
+
+/** The one line a request leaves in the log, once it is answered, with what it took. */
+const logged: typeof enveloped = (fiber, request, requestId, path, app) => {
+  const clock = fiber.getRef(Clock.Clock)
+  const start = clock.currentTimeNanosUnsafe()
+  return Effect.tap(enveloped(fiber, request, requestId, path, app), (response) =>
+    Effect.logInfo("request").pipe(Effect.annotateLogs({
+      request_id: requestId,
+      method: request.method,
+      route: routeOf(fiber, request.method, path),
+      status: response.status,
+      duration_ms: Math.round(Number(clock.currentTimeNanosUnsafe() - start) / 10_000) / 100
+    })))
+}
+
+const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incomingId = request.headers["x-request-id"]
@@ -241,37 +305,17 @@ const envelopeMiddleware = (
     const url = request.url
     const query = url.indexOf("?")
     const path = query === -1 ? url : url.slice(0, query)
-    const cors = corsOf(path)
-    const finish = (response: HttpServerResponse.HttpServerResponse) => withFinalHeaders(response, requestId, cors)
-
-    if (request.method === "OPTIONS" && cors !== "none") {
-      return Effect.succeed(
-        HttpServerResponse.empty({ status: 204, headers: { "x-request-id": requestId, ...preflightHeaders } })
-      )
-    }
-    // The request's own fiber ends with this answer, so what is added to its context here needs
-    // no restoring (the router sets its route the same way)
-    let context = Context.add(fiber.context, References.CurrentLogAnnotations, {
-      ...fiber.getRef(References.CurrentLogAnnotations),
-      request_id: requestId
-    })
-    if (hasBody(request.method)) {
-      if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
-      if (!jsonContentType(request.headers["content-type"])) {
-        return Effect.succeed(finish(envelope(400, "VALIDATION_ERROR", "Content-Type must be application/json")))
-      }
-      context = Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize)
-    }
-    fiber.setContext(context)
-    // read here, where every JSON body of every route passes before anything decodes it; the
-    // body is kept, so the decoder reads these same bytes again
-    const answer = hasBody(request.method)
-      ? Effect.flatMap(request.arrayBuffer, (body) => nestsTooDeep(new Uint8Array(body)) ? Effect.succeed(tooDeep()) : app)
-      : app
-    return Effect.matchCauseEffect(answer, {
-      onSuccess: (response) => Effect.succeed(finish(response)),
-      onFailure: (cause) => Effect.map(toResponse(cause, path, request.method, requestId), finish)
-    })
+    return answer(fiber, request, requestId, path, app)
   })
 
-export const EnvelopeLive = HttpRouter.middleware(envelopeMiddleware, { global: true })
+/**
+ * Request logs are decided here, once: off (REQUEST_LOG=false, or LOG_LEVEL above info), a
+ * request runs the very middleware it ran before they existed, with no clock read and no test.
+ */
+export const EnvelopeLive = HttpRouter.middleware(
+  AppConfig.useSync((config) =>
+    envelopeMiddleware(
+      config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info") ? logged : enveloped
+    )),
+  { global: true }
+)

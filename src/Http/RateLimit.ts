@@ -7,8 +7,14 @@ import { RateLimited } from "../Domain/Errors.ts"
 
 const window = Duration.minutes(1)
 
-/** Whether the budget store can be used now: /health tells it, and requests go unlimited while it cannot. */
-class StoreReachable extends Context.Service<StoreReachable, () => boolean>()("app/Http/RateLimit/StoreReachable") {}
+/**
+ * Whether the budget store can be used now: /health tells it, and requests go unlimited while it
+ * cannot. `ping` asks the store itself (readiness), and what it learns updates `reachable` too.
+ */
+class StoreReachable extends Context.Service<StoreReachable, {
+  readonly reachable: () => boolean
+  readonly ping: Effect.Effect<boolean>
+}>()("app/Http/RateLimit/StoreReachable") {}
 
 /** Redis answers in a millisecond; a request waits this long for it at most before it goes unlimited. */
 const commandTimeout = Duration.millis(500)
@@ -112,7 +118,18 @@ const redisStore = (url: string) =>
     )
     yield* Effect.forkScoped(Effect.repeat(probe, Schedule.spaced("1 second")))
 
-    return Context.make(StoreReachable, () => reachable).pipe(
+    const ping = send("PING").pipe(Effect.match({
+      onSuccess: () => {
+        cameBack()
+        return true
+      },
+      onFailure: (error) => {
+        wentDown(error.cause)
+        return false
+      }
+    }))
+
+    return Context.make(StoreReachable, { reachable: () => reachable, ping }).pipe(
       Context.add(
         RateLimiter.RateLimiterStore,
         RateLimiter.RateLimiterStore.of({
@@ -127,7 +144,7 @@ const redisStore = (url: string) =>
 /** The budget store: this process's memory, or Redis so that every instance shares one budget. */
 const StoreLive = Layer.unwrap(AppConfig.useSync((config) =>
   Option.match(config.redisUrl, {
-    onNone: () => Layer.merge(RateLimiter.layerStoreMemory, Layer.succeed(StoreReachable, () => true)),
+    onNone: () => Layer.merge(RateLimiter.layerStoreMemory, Layer.succeed(StoreReachable, { reachable: () => true, ping: Effect.succeed(true) })),
     onSome: (url) => redisStore(Redacted.value(url))
   })
 ))
@@ -140,7 +157,7 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* AppConfig
     const limit = config.rateLimitPerMinute
-    const storeReachable = yield* StoreReachable
+    const store = yield* StoreReachable
 
     const headers = (remaining: number, reset: number, retryAfter?: number) =>
       HttpEffect.appendPreResponseHandler((_request, response) =>
@@ -175,7 +192,9 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
     return {
       check,
       /** False while the budget store cannot be used and requests go unlimited: the service is degraded. */
-      storeReachable
+      storeReachable: store.reachable,
+      /** Asks Redis (at most 500 ms), or true for the in-memory store. */
+      pingStore: store.ping
     }
   })
 }) {

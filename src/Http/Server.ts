@@ -1,5 +1,5 @@
-import { Context, Effect, FileSystem, Layer, Path, type Scope, Stdio, Terminal } from "effect"
-import { Etag, HttpPlatform, HttpRouter, HttpServer } from "effect/http"
+import { Context, Effect, FileSystem, Latch, Layer, Path, type Scope, Stdio, Terminal } from "effect"
+import { Etag, HttpPlatform, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChildProcessSpawner } from "effect/process"
 import { Agents } from "../Admin/Agents.ts"
@@ -12,6 +12,7 @@ import { ArticlesHttpLive } from "../Articles/Http.ts"
 import { Automation } from "../Automation/Automation.ts"
 import { AutomationHttpLive } from "../Automation/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
+import { Readiness } from "../Health/Readiness.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { serviceKeys } from "../Services.ts"
 import { SearchHttpLive } from "../Search/Http.ts"
@@ -45,7 +46,7 @@ const builtFrom = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...k
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([
-    HealthHttpLive.pipe(builtFrom(RateLimit)),
+    HealthHttpLive.pipe(builtFrom(RateLimit, Readiness)),
     TicketsHttpLive.pipe(builtFrom(Tickets, Idempotency, ProjectAuth)),
     ArticlesHttpLive.pipe(builtFrom(Articles, ProjectAuth)),
     SearchHttpLive.pipe(builtFrom(Search, ProjectAuth)),
@@ -92,3 +93,52 @@ export const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) 
       Effect.flatMap(HttpServer.HttpServer, (http) =>
         http.serve(app).pipe(Effect.updateContext((context: Context.Context<Scope.Scope>) => withoutServices(context))))
     ).pipe(Layer.provideMerge(server))))
+
+const isReadinessProbe = (url: string) => url === "/ready" || url.startsWith("/ready?")
+
+/**
+ * The server, answering only once `started` opens: a request that arrives before waits for it
+ * rather than being lost, since the socket opens before start-up is done. A readiness probe is
+ * answered at once instead (503, starting): a load balancer must not wait on it.
+ */
+const answeringWhen = (started: Latch.Latch) =>
+  Layer.effect(
+    HttpServer.HttpServer,
+    Effect.map(HttpServer.HttpServer, (server) =>
+      HttpServer.make({
+        address: server.address,
+        serve: (app, middleware) => {
+          const gated = Effect.suspend(() =>
+            started.isOpen() ? app : Effect.flatMap(
+              HttpServerRequest.HttpServerRequest,
+              (request) => isReadinessProbe(request.url) ? app : started.whenOpen(app)
+            )
+          )
+          return middleware === undefined ? server.serve(gated) : server.serve(gated, middleware)
+        }
+      }))
+  )
+
+/**
+ * The service on `server` as a process runs it: `startup` runs once the port is bound, requests
+ * wait for it, and only then is the instance ready. On shutdown it turns not ready first, before
+ * the server stops accepting, so a load balancer stops sending while requests in flight finish.
+ */
+export const serveOnceStarted = <E, R, E2, R2>(
+  server: Layer.Layer<HttpServer.HttpServer, E, R>,
+  startup: Layer.Layer<never, E2, R2>
+) =>
+  Layer.unwrap(Effect.sync(() => {
+    const started = Latch.makeUnsafe(false)
+    const ready = Layer.effectDiscard(Effect.gen(function*() {
+      const readiness = yield* Readiness
+      yield* started.open
+      yield* readiness.started
+      // registered last, so run first when the process stops
+      yield* Effect.addFinalizer(() => readiness.stopping)
+    }))
+    return ready.pipe(
+      Layer.provide(startup),
+      Layer.provideMerge(serveOn(answeringWhen(started).pipe(Layer.provide(server))))
+    )
+  }))

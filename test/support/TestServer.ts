@@ -7,7 +7,7 @@ import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
 import type { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
-import { serveOn } from "../../src/Http/Server.ts"
+import { serveOnceStarted } from "../../src/Http/Server.ts"
 import { AdminAuth, ProjectAuth } from "../../src/Http/Security.ts"
 import { pipelineLayer, PipelineLive } from "../../src/Jobs/Pipeline.ts"
 import type { Notifier } from "../../src/Notifier/Notifier.ts"
@@ -73,6 +73,14 @@ export interface ServiceOptions {
   readonly pipeline?: Layer.Layer<Triage | ErrorTracker | Notifier> | "live" | undefined
   /** Node's request timers, short for a suite about slow clients; Node's defaults otherwise. */
   readonly timeouts?: RequestTimeouts | undefined
+  /**
+   * What runs once the port is bound and before the service is started, as the demo seeding does
+   * in `npm start`: a test holds it to look at a service that is still starting, and its
+   * finalizer runs once shutdown has begun but before the server stops accepting.
+   */
+  readonly startup?: Layer.Layer<never> | undefined
+  /** A fixed loopback port, for a test that calls the service before its layer is built; else a free one. */
+  readonly port?: number | undefined
 }
 
 export const serviceLayer = (
@@ -89,8 +97,8 @@ export const serviceLayer = (
       : options.pipeline === "live"
       ? PipelineLive
       : pipelineLayer(options.pipeline)
-    const http = NodeHttpServer.layer(() => createServer(options.timeouts), { port: 0, host: "127.0.0.1" })
-    return Layer.merge(serveOn(http), pipeline).pipe(
+    const http = NodeHttpServer.layer(() => createServer(options.timeouts), { port: options.port ?? 0, host: "127.0.0.1" })
+    return Layer.merge(serveOnceStarted(http, options.startup ?? Layer.empty), pipeline).pipe(
       Layer.provideMerge(ServicesLive),
       Layer.provideMerge(Database.layer),
       Layer.provideMerge(Layer.succeed(AppConfig, config)),

@@ -1,0 +1,127 @@
+/**
+ * One Info line per request, with the request id the X-Request-Id header carries, the method,
+ * the route as its template (never the path with its ids), the status and the time it took; none
+ * with REQUEST_LOG=false or a LOG_LEVEL above info; and with LOG_FORMAT=json every log line of
+ * the running service is one JSON object.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer, Logger, References } from "effect"
+import { fileURLToPath } from "node:url"
+import { createTicket } from "../support/Calls.ts"
+import { databaseKinds, freshDatabase } from "../support/Databases.ts"
+import { startServiceProcess } from "../support/Process.ts"
+import { createProject, TestServer, testServer } from "../support/TestServer.ts"
+
+interface LogLine {
+  readonly level: string
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** The service with every line it logs captured, annotations and all. */
+const serviceLogging = (kind: (typeof databaseKinds)[number], settings: Record<string, string> = { REQUEST_LOG: "true" }) =>
+  Effect.gen(function*() {
+    const lines: Array<LogLine> = []
+    const capture = Logger.layer([
+      Logger.make(({ fiber, logLevel, message }) => {
+        lines.push({
+          level: logLevel,
+          message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
+          annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+        })
+      })
+    ])
+    const context = yield* Layer.build(testServer(kind, settings).pipe(Layer.provide(capture)))
+    const server = Context.get(context, TestServer)
+    /** The request lines logged so far. */
+    const requestLines = () => lines.filter((line) => line.message === "request")
+    return { server, requestLines }
+  })
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+
+describe.each(databaseKinds)("request logs on %s", (kind) => {
+  it.live("one Info line per request: its id, method, route template, status and duration", () =>
+    Effect.gen(function*() {
+      const { requestLines, server } = yield* serviceLogging(kind)
+      const project = yield* createProject(server)
+      const ticket = yield* createTicket(server, project.key, { subject: "Logged", body: "One line per request" })
+      const before = requestLines().length
+
+      const found = yield* Effect.promise(() =>
+        server.request("GET", `/v1/tickets/${ticket.ticket_id}`, { key: project.key, headers: { "x-request-id": "log-test-found" } })
+      )
+      const unmatched = yield* Effect.promise(() => server.request("GET", `/nowhere/${ticket.ticket_id}`))
+      const invalid = yield* Effect.promise(() => server.request("POST", "/v1/tickets", { key: project.key, body: {} }))
+      expect([found.status, unmatched.status, invalid.status]).toEqual([200, 404, 400])
+
+      const lines = requestLines().slice(before)
+      expect(lines).toHaveLength(3)
+      const expected = [
+        { response: found, method: "GET", route: "/v1/tickets/:id", status: 200 },
+        { response: unmatched, method: "GET", route: "unmatched", status: 404 },
+        { response: invalid, method: "POST", route: "/v1/tickets", status: 400 }
+      ]
+      expected.forEach(({ method, response, route, status }, i) => {
+        const line = lines[i]!
+        expect(line.level).toBe("Info")
+        expect(line.annotations).toMatchObject({
+          request_id: response.headers.get("x-request-id"),
+          method,
+          route,
+          status
+        })
+        expect(line.annotations.duration_ms).toBeTypeOf("number")
+        expect(line.annotations.duration_ms).toBeGreaterThanOrEqual(0)
+        expect(JSON.stringify(line.annotations)).not.toContain(ticket.ticket_id)
+      })
+      expect(lines[0]!.annotations.request_id).toBe("log-test-found")
+    }), 60_000)
+
+  it.live("none with REQUEST_LOG=false, nor with LOG_LEVEL above info", () =>
+    Effect.gen(function*() {
+      for (const settings of [{ REQUEST_LOG: "false" }, { REQUEST_LOG: "true", LOG_LEVEL: "warning" }] as Array<Record<string, string>>) {
+        const { requestLines, server } = yield* serviceLogging(kind, settings)
+        const health = yield* Effect.promise(() => server.request("GET", "/health"))
+        const unmatched = yield* Effect.promise(() => server.request("GET", "/nowhere"))
+        expect([health.status, unmatched.status]).toEqual([200, 404])
+        expect(requestLines()).toEqual([])
+      }
+    }), 60_000)
+})
+
+describe("LOG_FORMAT=json", () => {
+  it.live("makes every log line of the running service one JSON object, request lines with their annotations", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase("pglite")
+      const service = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
+            ...database,
+            DATABASE_URL: "",
+            REDIS_URL: "",
+            ADMIN_TOKEN: "",
+            LOG_LEVEL: "info",
+            REQUEST_LOG: "true",
+            LOG_FORMAT: "json"
+          })
+        ),
+        (service) => Effect.promise(() => service.stop())
+      )
+      const answer = yield* Effect.promise(() => fetch(`${service.baseUrl}/nowhere`, { headers: { "x-request-id": "json-line" } }))
+      expect(answer.status).toBe(404)
+      yield* Effect.promise(() => service.stop())
+
+      // what start-up prints for a person (where it listens, the demo keys) is no log line
+      const banner = service.output().indexOf("API reference:")
+      expect(banner).toBeGreaterThan(-1)
+      const logLines = service.output().slice(service.output().indexOf("\n", banner) + 1).split("\n").filter((line) => line !== "")
+      expect(logLines.length).toBeGreaterThan(0)
+      const parsed = logLines.map((line) => JSON.parse(line))
+      expect(parsed).toContainEqual(expect.objectContaining({
+        level: "INFO",
+        message: "request",
+        annotations: expect.objectContaining({ request_id: "json-line", method: "GET", route: "unmatched", status: 404 })
+      }))
+    }), 120_000)
+})
