@@ -68,6 +68,67 @@ export const environmentLines = (config: Settings, url: string): Array<string> =
   ""
 ]
 
+/** What start-up found and made, for the banner or the JSON log line. */
+interface StartupFacts {
+  readonly base: string
+  readonly demo: { readonly projectId: string; readonly fullKey: string; readonly widgetKey: string; readonly articles: number } | undefined
+  readonly generatedAdminToken: string | undefined
+  readonly adminApi: boolean
+  readonly demoPage: boolean
+}
+
+const bannerLines = (config: Settings, facts: StartupFacts): Array<string> => {
+  const { base, demo } = facts
+  const lines = environmentLines(config, base)
+  if (demo !== undefined) {
+    lines.push(
+      "A demo project was created on this new embedded database. The keys are shown only this once:",
+      `  project id:  ${demo.projectId}`,
+      `  full key:    ${demo.fullKey}`,
+      `  widget key:  ${demo.widgetKey}   (for the website widget; it can only file and read tickets)`,
+      `  ${demo.articles} help-centre articles are published.`,
+      "",
+      "Try it:",
+      `  curl -s -X POST ${base}/v1/tickets -H 'Authorization: Bearer ${demo.fullKey}' -H 'Content-Type: application/json' -d '{"subject":"Cannot log in","body":"The login page says my password is wrong.","sender_email":"jane@example.com"}'`,
+      `  curl -s '${base}/v1/articles/search?q=reset+password' -H 'Authorization: Bearer ${demo.fullKey}'`,
+      ""
+    )
+  }
+  if (facts.generatedAdminToken !== undefined) {
+    lines.push(`Admin token (kept in the embedded database; set ADMIN_TOKEN to choose your own): ${facts.generatedAdminToken}`)
+  }
+  if (!facts.adminApi) lines.push("The admin API is off: set ADMIN_TOKEN to enable /v1/admin.")
+  if (facts.demoPage) lines.push(`The support widget on a demo page: ${base}/`)
+  lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
+  return lines
+}
+
+/**
+ * The same facts as the banner, as one log line: with LOG_FORMAT=json every line the process
+ * writes must parse, or a log shipper drops or mangles the first screen, keys and all.
+ */
+const startedLog = (config: Settings, facts: StartupFacts) => {
+  const [listening, ...settings] = environmentLines(config, facts.base).filter((line) => line !== "")
+  return Effect.logInfo(listening).pipe(Effect.annotateLogs({
+    url: facts.base,
+    ...Object.fromEntries(settings.map((line) => {
+      const colon = line.indexOf(":")
+      return [line.slice(0, colon).trim().replaceAll(" ", "_"), line.slice(colon + 1).trim()]
+    })),
+    ...(facts.demo === undefined ? {} : {
+      demo_project_id: facts.demo.projectId,
+      demo_full_key: facts.demo.fullKey,
+      demo_widget_key: facts.demo.widgetKey,
+      demo_articles: facts.demo.articles
+    }),
+    ...(facts.generatedAdminToken === undefined ? {} : { admin_token: facts.generatedAdminToken }),
+    admin_api: facts.adminApi ? "on" : "off (set ADMIN_TOKEN to enable /v1/admin)",
+    ...(facts.demoPage ? { demo_page: `${facts.base}/` } : {}),
+    docs: `${facts.base}/docs`,
+    openapi: `${facts.base}/openapi.json`
+  }))
+}
+
 /**
  * Says what the process runs on and where it listens; on an empty embedded database, first
  * creates a demo project with keys and a help centre, printed once with a line to paste, so a
@@ -82,32 +143,15 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   const port = "port" in server.address ? server.address.port : config.port
   const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
-  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
-  const lines = environmentLines(config, base)
-  if (database.kind === "embedded" && (yield* projects.count) === 0) {
-    const demo = yield* Effect.orDie(seedDemo())
-    lines.push(
-      "A demo project was created on this new embedded database. The keys are shown only this once:",
-      `  project id:  ${demo.projectId}`,
-      `  full key:    ${demo.fullKey}`,
-      `  widget key:  ${demo.widgetKey}   (for the website widget; it can only file and read tickets)`,
-      `  ${demo.articles} help-centre articles are published.`,
-      "",
-      "Try it:",
-      `  curl -s -X POST ${base}/v1/tickets -H 'Authorization: Bearer ${demo.fullKey}' -H 'Content-Type: application/json' -d '{"subject":"Cannot log in","body":"The login page says my password is wrong.","sender_email":"jane@example.com"}'`,
-      `  curl -s '${base}/v1/articles/search?q=reset+password' -H 'Authorization: Bearer ${demo.fullKey}'`,
-      ""
-    )
+  const embedded = database.kind === "embedded"
+  const facts: StartupFacts = {
+    base: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    demo: embedded && (yield* projects.count) === 0 ? yield* Effect.orDie(seedDemo()) : undefined,
+    generatedAdminToken: embedded && Option.isNone(config.adminToken) ? Option.getOrUndefined(admin.token) : undefined,
+    adminApi: Option.isSome(admin.token),
+    demoPage: embedded
   }
-  if (database.kind === "embedded" && Option.isNone(config.adminToken) && Option.isSome(admin.token)) {
-    lines.push(`Admin token (kept in the embedded database; set ADMIN_TOKEN to choose your own): ${admin.token.value}`)
-  }
-  if (Option.isNone(admin.token)) {
-    lines.push("The admin API is off: set ADMIN_TOKEN to enable /v1/admin.")
-  }
-  if (database.kind === "embedded") lines.push(`The support widget on a demo page: ${base}/`)
-  lines.push(`API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`)
-  yield* Console.log(lines.join("\n"))
+  yield* config.logFormat === "json" ? startedLog(config, facts) : Console.log(bannerLines(config, facts).join("\n"))
 }))
 
 /** A failed listen in one line: which address, and what to change. */
