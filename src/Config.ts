@@ -105,6 +105,7 @@ export const settings = Config.all({
   jobLease: duration("JOB_LEASE", "30s"),
   jobPollInterval: duration("JOB_POLL_INTERVAL", "5s"),
   jobShutdownGrace: duration("JOB_SHUTDOWN_GRACE", "10s"),
+  shutdownDrain: duration("SHUTDOWN_DRAIN", "0s"),
   trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   logLevel: parsed(
     "LOG_LEVEL",
@@ -149,6 +150,8 @@ export interface Settings {
   readonly jobPollInterval: Duration.Duration
   /** how long a stopping instance lets the jobs in hand finish before it hands them back */
   readonly jobShutdownGrace: Duration.Duration
+  /** how long the instance answers as not ready before it stops accepting, for balancers to notice */
+  readonly shutdownDrain: Duration.Duration
   readonly trustProxy: boolean
   readonly logLevel: LogLevel
   /** one Info line per request; off, and below LOG_LEVEL, it costs a request nothing */

@@ -50,7 +50,8 @@ describe("settings", () => {
         { TRIAGE_PROVIDER: "magic" },
         { PORT: "x" },
         { REQUEST_LOG: "sometimes" },
-        { LOG_FORMAT: "xml" }
+        { LOG_FORMAT: "xml" },
+        { SHUTDOWN_DRAIN: "a while" }
       ]
       for (const env of invalid) {
         const exit = yield* Effect.exit(read(env))

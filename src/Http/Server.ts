@@ -121,8 +121,9 @@ const answeringWhen = (started: Latch.Latch) =>
 
 /**
  * The service on `server` as a process runs it: `startup` runs once the port is bound, requests
- * wait for it, and only then is the instance ready. On shutdown it turns not ready first, before
- * the server stops accepting, so a load balancer stops sending while requests in flight finish.
+ * wait for it, and only then is the instance ready. On shutdown it turns not ready first and
+ * keeps accepting for SHUTDOWN_DRAIN, so a load balancer stops sending before the port closes,
+ * then requests in flight finish.
  */
 export const serveOnceStarted = <E, R, E2, R2>(
   server: Layer.Layer<HttpServer.HttpServer, E, R>,
@@ -132,10 +133,12 @@ export const serveOnceStarted = <E, R, E2, R2>(
     const started = Latch.makeUnsafe(false)
     const ready = Layer.effectDiscard(Effect.gen(function*() {
       const readiness = yield* Readiness
+      const { shutdownDrain } = yield* AppConfig
       yield* started.open
       yield* readiness.started
-      // registered last, so run first when the process stops
-      yield* Effect.addFinalizer(() => readiness.stopping)
+      // registered last, so run first when the process stops; a balancer learns of it only at
+      // its next probe, and meanwhile the instance keeps taking what it is sent
+      yield* Effect.addFinalizer(() => Effect.andThen(readiness.stopping, Effect.sleep(shutdownDrain)))
     }))
     return ready.pipe(
       Layer.provide(startup),

@@ -128,6 +128,25 @@ describe.each(databaseKinds)("GET /ready on %s", (kind) => {
       yield* Fiber.join(stopping)
     }), 60_000)
 
+  it.live("keeps accepting for SHUTDOWN_DRAIN after it turns 503, then closes the port", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const { server } = yield* serviceIn(scope, kind, { SHUTDOWN_DRAIN: "5s" })
+      expect((yield* ready(server)).status).toBe(200)
+
+      const stopping = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      yield* readyBecomes(server, 503)
+      // a new connection, as a balancer that has not probed yet would open
+      const answer = yield* Effect.promise(() => fetch(`${server.baseUrl}/health`, { headers: { connection: "close" } }))
+      expect(answer.status).toBe(200)
+
+      yield* Fiber.join(stopping)
+      const afterwards = yield* Effect.promise(() =>
+        fetch(`${server.baseUrl}/health`, { headers: { connection: "close" } }).then((response) => response.status, () => "refused")
+      )
+      expect(afterwards).toBe("refused")
+    }), 60_000)
+
   it.live("is 503 naming Redis while the configured Redis is away, and 200 again once it is back, without a restart", () =>
     Effect.gen(function*() {
       const proxy = yield* tcpProxy(6379)
