@@ -276,11 +276,13 @@ const enveloped = (
 
 /**
  * The route a request took, as its template (`/v1/tickets/:id`), never the path with its ids:
- * the router's, or the contract's for an answer given before routing (a body too large).
+ * the router's, or the contract's for an answer given before routing (a body too large, a
+ * preflight).
  */
 const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: string) =>
   Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path ??
-    knownRoutes.find((route) => route.method === method && route.pattern.test(path))?.template ??
+    // a preflight asks about the route of another method, and is answered before routing
+    knownRoutes.find((route) => (route.method === method || method === "OPTIONS") && route.pattern.test(path))?.template ??
     "unmatched"
 
 /** The one line a request leaves in the log, once it is answered, with what it took. */
