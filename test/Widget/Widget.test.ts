@@ -1119,6 +1119,79 @@ describe.skipIf(skipReason !== undefined)(`widget in Chromium${skipReason ? ` ($
         })
       })
 
+      browserTest("the requests and the conversation work by keyboard alone: Tab reaches each control, Enter acts, focus comes back", async (server, { widgetKey, key }) => {
+        const word = uniqueWord()
+        const subject = `Keys only ${word}`
+        const answer = `Typed reply ${word}`
+        const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
+        await withPage(browser, {}, async (session) => {
+          const { page } = session
+          const { keyboard } = page
+          await page.goto(pageUrl)
+          await openPanel(page)
+          await fillForm(page, { name: "Kim", email: "kim@example.com", subject, message: "Filed, then followed by keyboard." })
+          await widget(page, "submit").click()
+          const number = await shownTicketNumber(session)
+          const ticketId = (await ticketsMatching(server, key, word)).results[0]!.id
+
+          /** Presses `key` until the widget's focus is on `testId`, and says what it passed. */
+          const tabTo = async (testId: string, key = "Tab") => {
+            const passed: Array<string> = []
+            for (let step = 0; step < 15; step++) {
+              const focused = (await focusOf(page)).widgetTestId ?? "(none)"
+              passed.push(focused)
+              if (focused === testId) return passed
+              await keyboard.press(key)
+            }
+            throw new Error(`${key} never reached ${testId}: ${passed.join(" → ")}`)
+          }
+
+          await tabTo("requests-entry", "Shift+Tab")
+          await keyboard.press("Enter")
+          expect((await focusOf(page)).widgetTestId, "focus moves into the list").toBe("requests-title")
+          const toRequest = await tabTo("request")
+          expect(toRequest, "nothing outside the list comes between its heading and its first request")
+            .toEqual(["requests-title", "request"])
+          await keyboard.press("Enter")
+          expect((await focusOf(page)).widgetTestId, "focus moves into the conversation").toBe("conversation-title")
+          expect(await widget(page, "conversation-title").textContent()).toBe(`#${number} ${subject}`)
+
+          // forward from the heading: the reply box, then its button
+          const toSend = await tabTo("reply-send")
+          expect(toSend.filter((id) => id.startsWith("reply")), `Tab order: ${toSend.join(" → ")}`).toEqual(["reply", "reply-send"])
+          await tabTo("reply", "Shift+Tab")
+          await keyboard.type(answer)
+          // Enter in the box is a new line, not a send
+          await keyboard.press("Enter")
+          await keyboard.type("Second line.")
+          expect(session.requests.filter((r) => r.method() === "POST" && r.url().endsWith(`/v1/tickets/${ticketId}/messages`)))
+            .toEqual([])
+          await keyboard.press("Tab")
+          expect((await focusOf(page)).widgetTestId).toBe("reply-send")
+          await keyboard.press("Enter")
+          await expect.poll(() => widget(page, "messages").textContent(), { timeout: 20_000 }).toContain(answer)
+          expect((await focusOf(page)).inPanel, "focus stays in the panel after sending").toBe(true)
+
+          // back, by keyboard, to the request it came from, then to the form
+          await tabTo("conversation-back", "Shift+Tab")
+          await keyboard.press("Enter")
+          await expect.poll(async () => (await focusOf(page)).widgetTestId).toBe("request")
+          await tabTo("requests-back", "Shift+Tab")
+          await keyboard.press("Enter")
+          expect((await focusOf(page)).widgetTestId).toBe("requests-entry")
+
+          // Escape from a deeper view closes the panel and gives focus to the launcher
+          await keyboard.press("Enter")
+          await tabTo("request")
+          await keyboard.press("Enter")
+          expect((await focusOf(page)).widgetTestId).toBe("conversation-title")
+          await keyboard.press("Escape")
+          await widget(page, "panel").waitFor({ state: "hidden" })
+          expect(await focusOf(page)).toMatchObject({ widgetTestId: "launcher" })
+          expect(session.pageErrors).toEqual([])
+        })
+      })
+
       browserTest("a hostile article body renders inert when a suggestion opens it; back keeps the form", async (server, { widgetKey, projectId }) => {
         const word = uniqueWord()
         const title = `Reset password ${word}`
