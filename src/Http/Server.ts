@@ -87,7 +87,7 @@ const withoutServices = Context.omit(
  * opens only when it can answer: a socket open before that would accept requests that nothing
  * ever answers.
  */
-export const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
+const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
   Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) =>
     Layer.effectDiscard(
       Effect.flatMap(HttpServer.HttpServer, (http) =>

@@ -5,7 +5,7 @@ import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
-import { serveOn } from "../../src/Http/Server.ts"
+import { serveOnceStarted } from "../../src/Http/Server.ts"
 import { ServicesLive } from "../../src/Services.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { freshDatabase } from "../support/Databases.ts"
@@ -31,7 +31,7 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
     findId: defect
   })
   // the broken Tickets is provided first, so the routes never see the real one of ServicesLive
-  const server = serveOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
+  const server = serveOnceStarted(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), Layer.empty).pipe(
     Layer.provide(Layer.succeed(Tickets, tickets)),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
