@@ -5,6 +5,7 @@ import { Articles } from "./Articles/Articles.ts"
 import { Automation } from "./Automation/Automation.ts"
 import { Readiness } from "./Health/Readiness.ts"
 import { Idempotency } from "./Http/Idempotency.ts"
+import { Observability } from "./Observability/Observability.ts"
 import { RateLimit } from "./Http/RateLimit.ts"
 import { Projects } from "./Projects/Projects.ts"
 import { Search } from "./Search/Search.ts"
@@ -23,7 +24,8 @@ export const serviceKeys = [
   RateLimit,
   Webhooks,
   Automation,
-  Readiness
+  Readiness,
+  Observability
 ] as const
 
 /**
@@ -42,6 +44,7 @@ export const ServicesLive = Layer.mergeAll(
   RateLimit.layer,
   Webhooks.layer,
   Automation.layer,
+  Observability.layer,
   // the same RateLimit as above: layers are shared by reference
   Readiness.layer.pipe(Layer.provide(RateLimit.layer))
 )

@@ -4,6 +4,7 @@ import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
+import { recordRequest } from "../Observability/Metrics.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 
 const maxBodyBytes = 1024 * 1024
@@ -277,26 +278,35 @@ const enveloped = (
 /**
  * The route a request took, as its template (`/v1/tickets/:id`), never the path with its ids:
  * the router's, or the contract's for an answer given before routing (a body too large, a
- * preflight).
+ * preflight) or instead of it (405).
  */
 const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: string) =>
   Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path ??
-    // a preflight asks about the route of another method, and is answered before routing
-    knownRoutes.find((route) => (route.method === method || method === "OPTIONS") && route.pattern.test(path))?.template ??
+    knownRoutes.find((route) => route.method === method && route.pattern.test(path))?.template ??
+    // a preflight asks about the route of another method, and a 405 names a route of other methods
+    knownRoutes.find((route) => route.pattern.test(path))?.template ??
     "unmatched"
 
-/** The one line a request leaves in the log, once it is answered, with what it took. */
-const logged: typeof enveloped = (fiber, request, requestId, path, app) => {
+/**
+ * Every answered request counts in the metrics, by route template, method and status, with the
+ * time it took; with `log`, it also leaves its one line in the log.
+ */
+const observed = (log: boolean): typeof enveloped => (fiber, request, requestId, path, app) => {
   const clock = fiber.getRef(Clock.Clock)
   const start = clock.currentTimeNanosUnsafe()
-  return Effect.tap(enveloped(fiber, request, requestId, path, app), (response) =>
-    Effect.logInfo("request").pipe(Effect.annotateLogs({
+  return Effect.tap(enveloped(fiber, request, requestId, path, app), (response) => {
+    const nanos = Number(clock.currentTimeNanosUnsafe() - start)
+    const route = routeOf(fiber, request.method, path)
+    recordRequest(fiber.context, route, request.method, response.status, nanos / 1e9)
+    if (!log) return Effect.void
+    return Effect.logInfo("request").pipe(Effect.annotateLogs({
       request_id: requestId,
       method: request.method,
-      route: routeOf(fiber, request.method, path),
+      route,
       status: response.status,
-      duration_ms: Math.round(Number(clock.currentTimeNanosUnsafe() - start) / 10_000) / 100
-    })))
+      duration_ms: Math.round(nanos / 10_000) / 100
+    }))
+  })
 }
 
 const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =>
@@ -312,12 +322,10 @@ const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =
 
 /**
  * Request logs are decided here, once: off (REQUEST_LOG=false, or LOG_LEVEL above info), a
- * request runs the very middleware it ran before they existed, with no clock read and no test.
+ * request pays for no log line and no test of the level.
  */
 export const EnvelopeLive = HttpRouter.middleware(
   AppConfig.useSync((config) =>
-    envelopeMiddleware(
-      config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info") ? logged : enveloped
-    )),
+    envelopeMiddleware(observed(config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info")))),
   { global: true }
 )

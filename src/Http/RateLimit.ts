@@ -4,6 +4,7 @@ import { RateLimiter, Redis } from "effect/persistence"
 import { createClient } from "redis"
 import { AppConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
+import { recordRefusal } from "../Observability/Metrics.ts"
 
 const window = Duration.minutes(1)
 
@@ -180,7 +181,12 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
           const retryAfter = seconds(error.reason.retryAfter)
           // the HttpApi writes the 429 from the contract's error schema, which has no headers
           return Effect.andThen(
-            headers(0, retryAfter, retryAfter),
+            Effect.andThen(
+              Effect.withFiber((fiber) =>
+                Effect.succeed(recordRefusal(fiber.context, key.startsWith("addr:") ? "address" : "key"))
+              ),
+              headers(0, retryAfter, retryAfter)
+            ),
             Effect.fail(new RateLimited({
               message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
               retryAfterSeconds: retryAfter

@@ -12,6 +12,8 @@ import { ArticlesHttpLive } from "../Articles/Http.ts"
 import { Automation } from "../Automation/Automation.ts"
 import { AutomationHttpLive } from "../Automation/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
+import { ObservabilityHttpLive } from "../Observability/Http.ts"
+import { Observability } from "../Observability/Observability.ts"
 import { Readiness } from "../Health/Readiness.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { serviceKeys } from "../Services.ts"
@@ -53,6 +55,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
     AdminHttpLive.pipe(builtFrom(Projects, Articles, Tickets, Agents, AdminAuth)),
     WebhooksHttpLive.pipe(builtFrom(Webhooks, AdminAuth)),
     AutomationHttpLive.pipe(builtFrom(Automation, AdminAuth)),
+    ObservabilityHttpLive.pipe(builtFrom(Observability, AdminAuth)),
     SiteHttpLive.pipe(builtFrom(Database.DatabaseInfo, Projects))
   ]),
   Layer.provide([ProjectAuthLive, AdminAuthLive])

@@ -15,6 +15,13 @@ const ClaimRow = Schema.Struct({
   next_due: Schema.NullOr(Schema.Date)
 })
 
+const QueueRow = Schema.Struct({
+  kind: Schema.Literals(JobKinds),
+  pending: IntFromRow,
+  running: IntFromRow,
+  oldest_due_seconds: Schema.Number
+})
+
 const iso = (millis: number) => new Date(millis).toISOString()
 
 export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
@@ -135,7 +142,23 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
         sql`DELETE FROM idempotency_keys WHERE created_at < ${iso(now - 86_400_000)}`
       ], { discard: true }).pipe(Rows.run)
 
-    return { claim, complete, fail, release, renewLeases, prune }
+    /**
+     * What waits, by kind, for the metrics scrape: jobs pending (due now or later), jobs in hand,
+     * and how long past its due time the oldest due one is (a job whose lease ran out is due
+     * from then). Reads only unfinished jobs, through the partial index the claims use.
+     */
+    const queueFigures = (now: number) =>
+      sql`SELECT kind,
+            count(*) FILTER (WHERE status = 'pending') AS pending,
+            count(*) FILTER (WHERE status = 'running') AS running,
+            coalesce(extract(epoch FROM ${iso(now)}::timestamptz - min(CASE
+              WHEN status = 'pending' AND run_at <= ${iso(now)} THEN run_at
+              WHEN status = 'running' AND locked_until < ${iso(now)} THEN locked_until
+            END)), 0)::float8 AS oldest_due_seconds
+          FROM jobs WHERE status IN ('pending', 'running')
+          GROUP BY kind`.pipe(Rows.all(QueueRow))
+
+    return { claim, complete, fail, release, renewLeases, prune, queueFigures }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -2,6 +2,7 @@ import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, 
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { type BatchJobHandler, type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
+import { recordJobOutcome, recordJobRun } from "../Observability/Metrics.ts"
 import { JobsRepo } from "./Repo.ts"
 import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
 
@@ -96,10 +97,15 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   /** Records how an attempt ended: done, due again on its schedule, or failed for good. */
   const settle = (job: ClaimedJob, retryDelay: Option.Option<Duration.Duration>, exit: Exit.Exit<void, JobFailed>) =>
     Effect.gen(function*() {
-      if (exit._tag === "Success") return yield* Queue.offer(finished, job)
+      const context = yield* Effect.context<never>()
+      if (exit._tag === "Success") {
+        recordJobOutcome(context, job.kind, "succeeded")
+        return yield* Queue.offer(finished, job)
+      }
       const now = yield* Clock.currentTimeMillis
       const error = describe(exit.cause)
       const retryAt = Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
+      recordJobOutcome(context, job.kind, Option.isSome(retryAt) ? "retried" : "failed")
       yield* Effect.logWarning(
         Option.isSome(retryAt)
           ? `job failed (attempt ${job.attempts}); retrying at ${new Date(retryAt.value).toISOString()}: ${error}`
@@ -110,24 +116,29 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       if (Option.isSome(retryAt)) yield* Queue.offer(wake, undefined)
     })
 
-  const timeBoxed = (attempt: Effect.Effect<void, JobFailed>) =>
-    attempt.pipe(
-      Effect.timeoutOrElse({
-        duration: handlerTimeBox,
-        orElse: () => Effect.fail(new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` }))
-      }),
-      Effect.exit
-    )
+  const timeBoxed = (kind: JobKind, attempt: Effect.Effect<void, JobFailed>) =>
+    Effect.withFiber((fiber) => {
+      const clock = fiber.getRef(Clock.Clock)
+      const start = clock.currentTimeNanosUnsafe()
+      return attempt.pipe(
+        Effect.timeoutOrElse({
+          duration: handlerTimeBox,
+          orElse: () => Effect.fail(new JobFailed({ message: `no outcome within ${Duration.format(handlerTimeBox)}` }))
+        }),
+        Effect.exit,
+        Effect.tap(() => Effect.sync(() => recordJobRun(fiber.context, kind, Number(clock.currentTimeNanosUnsafe() - start) / 1e9)))
+      )
+    })
 
   /** Runs jobs of one kind, by themselves or as one batch, and gives their slots back after. */
   const runJobs = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, handler: JobHandler | BatchJobHandler) =>
     Effect.gen(function*() {
       const retryDelays = yield* Effect.forEach(jobs, (job) => delayAfter(policyOf(job), job.attempts))
       if (typeof handler === "function") {
-        const exit = yield* timeBoxed(handler(jobs[0]!, { retryDelay: retryDelays[0]! }))
+        const exit = yield* timeBoxed(kind, handler(jobs[0]!, { retryDelay: retryDelays[0]! }))
         return yield* settle(jobs[0]!, retryDelays[0]!, exit)
       }
-      const exit = yield* timeBoxed(handler.batch(jobs))
+      const exit = yield* timeBoxed(kind, handler.batch(jobs))
       yield* Effect.forEach(jobs, (job, i) => settle(job, retryDelays[i]!, exit), { discard: true })
     }).pipe(
       Effect.onInterrupt(() =>

@@ -6,6 +6,7 @@
 import { Effect, FileSystem, Layer, Schema } from "effect"
 import Sentiment from "sentiment"
 import { Categories, type Category, Priorities, type Priority } from "../Domain/Fields.ts"
+import { recordTriage } from "../Observability/Metrics.ts"
 import { projectPath } from "../Paths.ts"
 import { train } from "./Classifier.ts"
 import { Triage, type TriageInput, type TriageResult } from "./Triage.ts"
@@ -215,6 +216,7 @@ export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Triage["S
 
   return {
     classify: Effect.fn("Triage.Local.classify")(function*(input: TriageInput) {
+      recordTriage(yield* Effect.context<never>(), "local", "classified")
       return judge(input)
     })
   }

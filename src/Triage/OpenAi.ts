@@ -3,6 +3,7 @@ import { OpenAiStructuredOutput } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { Categories, Priorities, Sentiments } from "../Domain/Fields.ts"
+import { recordTriage } from "../Observability/Metrics.ts"
 import { Triage, type TriageInput, type TriageResult } from "./Triage.ts"
 
 /** Enough of a long ticket to judge it, without paying for (or timing out on) a novel. */
@@ -179,12 +180,17 @@ export const make = (fallback: Triage["Service"]) =>
     })
 
     const classify = Effect.fn("Triage.openai")(function*(input: TriageInput) {
+      const context = yield* Effect.context<never>()
       return yield* ask(input).pipe(
-        Effect.map(toResult),
+        Effect.map((answer) => {
+          recordTriage(context, "openai", "classified")
+          return toResult(answer)
+        }),
         // Defects too: a ticket must be triaged even if this code or the library has a bug.
         Effect.catchCause((cause) =>
           Effect.logWarning("OpenAI triage failed; using the fallback model").pipe(
             Effect.annotateLogs({ reason: reasonOf(cause), model: modelName }),
+            Effect.andThen(Effect.sync(() => recordTriage(context, "openai", "fallback"))),
             Effect.andThen(fallback.classify(input))
           )
         )

@@ -7,6 +7,7 @@ import { EventKinds } from "../Domain/Events.ts"
 import { isUuid } from "../Domain/Fields.ts"
 import { JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { CreateWebhookInput } from "../Domain/Webhook.ts"
+import { recordDelivery } from "../Observability/Metrics.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { deliveryClient } from "./Connections.ts"
 import { type DeliveryTarget, WebhooksRepo } from "./Repo.ts"
@@ -140,7 +141,13 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
         const target = yield* repo.target(String(job.payload.delivery_id))
         // the endpoint was deleted, or this is a re-run of an attempt that got through before a crash
         if (target === undefined || (target.status === "delivered" && job.payload.once !== true)) return
+        const sent = yield* Clock.currentTimeNanos
         const outcome = yield* attempt(target)
+        recordDelivery(
+          yield* Effect.context<never>(),
+          outcome.delivered ? "delivered" : outcome.statusCode === null ? "unreachable" : "rejected",
+          Number((yield* Clock.currentTimeNanos) - sent) / 1e9
+        )
         const now = yield* Clock.currentTimeMillis
         const nextAttemptAt = outcome.delivered ? Option.none() : Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
         yield* repo.recordAttempt({
