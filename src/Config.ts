@@ -50,6 +50,18 @@ const optionalSecret = (name: string) =>
 const oneOf = <const A extends ReadonlyArray<string>>(name: string, values: A, fallback: A[number]) =>
   Config.Literals(values, name).pipe(Config.withDefault(fallback))
 
+/** An OTLP/HTTP address: unset (empty) is `null`, anything but an http(s) URL is refused. */
+const otlpBase = (text: string): string | null | undefined => {
+  const trimmed = text.trim()
+  if (trimmed === "") return null
+  try {
+    const url = new URL(trimmed)
+    return url.protocol === "http:" || url.protocol === "https:" ? trimmed : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const logLevels: Record<string, LogLevel> = {
   trace: "Trace",
   debug: "Debug",
@@ -114,6 +126,19 @@ export const settings = Config.all({
     "must be one of trace, debug, info, warning, error, fatal, off"
   ),
   requestLog: Config.Boolean("REQUEST_LOG").pipe(Config.withDefault(true)),
+  otlpEndpoint: parsed("OTEL_EXPORTER_OTLP_ENDPOINT", "", otlpBase, "must be an http or https URL, such as http://localhost:4318"),
+  otlpTracesEndpoint: parsed(
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "",
+    otlpBase,
+    "must be an http or https URL, such as http://localhost:4318/v1/traces"
+  ),
+  traceSampleRatio: parsed("OTEL_TRACES_SAMPLER_ARG", "1", (text) => {
+    const ratio = Number(text.trim())
+    return text.trim() !== "" && ratio >= 0 && ratio <= 1 ? ratio : undefined
+  }, "must be a number from 0 to 1, the share of traces kept"),
+  traceServiceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("support-ticketing")),
+  traceExportDelay: duration("OTEL_BSP_SCHEDULE_DELAY", "5000"),
   logFormat: oneOf("LOG_FORMAT", ["text", "json"], "text")
 })
 
@@ -158,6 +183,15 @@ export interface Settings {
   readonly requestLog: boolean
   /** text: Effect's default lines; json: one JSON object per line, for every log line */
   readonly logFormat: "text" | "json"
+  /** OTLP/HTTP collector; traces go to `<it>/v1/traces`. Null: no traces, and no spans built */
+  readonly otlpEndpoint: string | null
+  /** the traces URL itself, when it is not the collector's default path */
+  readonly otlpTracesEndpoint: string | null
+  /** the share of traces begun here that are kept; a trace begun by a caller keeps its caller's decision */
+  readonly traceSampleRatio: number
+  readonly traceServiceName: string
+  /** how often finished spans are sent */
+  readonly traceExportDelay: Duration.Duration
 }
 
 /** Every setting, read once from the environment when the service starts. */

@@ -7,6 +7,7 @@ import * as Database from "./Database/Database.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
 import { serveOnceStarted } from "./Http/Server.ts"
 import { PipelineLive } from "./Jobs/Pipeline.ts"
+import * as Tracing from "./Observability/Tracing.ts"
 import { ServicesLive } from "./Services.ts"
 import { reportingRefusals, StartupLive } from "./Startup.ts"
 
@@ -26,14 +27,12 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) => {
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(Database.layer),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
-    Layer.provide(config.logFormat === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty)
+    Layer.provide(config.logFormat === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty),
+    Layer.provide(Tracing.layer(config))
   )
 })).pipe(Layer.provide(AppConfig.layer), Layer.provide(NodeHttpServer.layerHttpServices))
 
 Layer.launch(MainLive).pipe(
-  // no trace exporter is configured, so spans (one per request, one per query) would be built
-  // only to be dropped
-  Effect.withTracerEnabled(false),
   reportingRefusals,
   NodeRuntime.runMain
 )

@@ -44,6 +44,8 @@ export const statements = <I, A>(options: {
       yield* Queue.takeBetween(queue, 1, options.maxBatch).pipe(
         Effect.flatMap((entries) => Effect.uninterruptible(run(entries))),
         Effect.forever,
+        // a statement for many requests belongs to none of their traces
+        Effect.withTracerEnabled(false),
         Effect.forkScoped
       )
     }

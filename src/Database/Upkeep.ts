@@ -69,6 +69,7 @@ export const layer = (every: Duration.Input) => Layer.effectDiscard(Effect.gen(f
   yield* round.pipe(
     Effect.catchCause((cause) => Effect.logWarning("table upkeep (vacuum, statistics) failed", cause)),
     Effect.repeat(Schedule.spaced(every)),
+    Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
 }))

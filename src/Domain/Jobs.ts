@@ -25,6 +25,8 @@ export interface NewJob {
   readonly payload: Record<string, unknown>
   /** when it falls due: the time of the change that caused it, from the Clock like every time */
   readonly runAt: string
+  /** the W3C traceparent of the work that caused it, when tracing is on */
+  readonly trace?: string | null | undefined
 }
 
 /** A job this instance holds: it runs it, and only it can finish it, while `lease` is current. */
@@ -37,6 +39,8 @@ export interface ClaimedJob {
   /** attempts so far, this one included */
   readonly attempts: number
   readonly lease: string
+  /** the traceparent stored with it: its run joins that trace */
+  readonly trace?: string | null | undefined
 }
 
 /** A job's attempt went wrong in an expected way; it is retried on its kind's schedule. */

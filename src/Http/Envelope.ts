@@ -84,6 +84,11 @@ const knownRoutes = (() => {
   return routes
 })()
 
+/** A request's route as its template, or `unmatched`, from the path alone: for names given before routing. */
+export const routeTemplateOf = (method: string, path: string) =>
+  (knownRoutes.find((route) => route.method === method && route.pattern.test(path)) ??
+    knownRoutes.find((route) => route.pattern.test(path)))?.template ?? "unmatched"
+
 const allowedMethods = (path: string) =>
   knownRoutes.filter((route) => route.pattern.test(path)).map((route) => route.method)
 
@@ -282,10 +287,8 @@ const enveloped = (
  */
 const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: string) =>
   Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path ??
-    knownRoutes.find((route) => route.method === method && route.pattern.test(path))?.template ??
     // a preflight asks about the route of another method, and a 405 names a route of other methods
-    knownRoutes.find((route) => route.pattern.test(path))?.template ??
-    "unmatched"
+    routeTemplateOf(method, path)
 
 /**
  * Every answered request counts in the metrics, by route template, method and status, with the

@@ -1,4 +1,4 @@
-import { Context, Effect, FileSystem, Latch, Layer, Path, type Scope, Stdio, Terminal } from "effect"
+import { Context, Effect, FileSystem, Latch, Layer, Path, type Scope, Stdio, Terminal, Tracer } from "effect"
 import { Etag, HttpPlatform, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChildProcessSpawner } from "effect/process"
@@ -71,6 +71,9 @@ export const RoutesLive = Layer.mergeAll(ApiRoutes, HttpApiSwagger.layer(Api, { 
  * is left to copy is the runtime's settings (log level, tracing, clock) and the request itself.
  */
 const withoutServices = Context.omit(
+  // a request's span is the root of its trace (or its caller's child), never a child of whatever
+  // span the server was started in
+  Tracer.ParentSpan,
   AppConfig,
   ...Database.serviceKeys,
   ...serviceKeys,

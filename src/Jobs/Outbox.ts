@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import type { NewJob } from "../Domain/Jobs.ts"
+import { currentTraceparent } from "../Observability/TraceContext.ts"
 
 const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
   JSON.stringify(jobs.map((job) => ({
@@ -9,7 +10,8 @@ const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
     project_id: job.projectId,
     ticket_id: job.ticketId,
     payload: job.payload,
-    run_at: job.runAt
+    run_at: job.runAt,
+    trace_context: job.trace ?? null
   })))
 
 /**
@@ -22,10 +24,10 @@ const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
 export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>
   sql`outbox_entries AS (
       SELECT * FROM jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
-        AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz)
+        AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz, trace_context text)
     ), outbox_jobs AS (
-      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
-      SELECT e.kind, e.project_id, e.ticket_id, e.payload, e.run_at FROM outbox_entries e
+      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at, trace_context)
+      SELECT e.kind, e.project_id, e.ticket_id, e.payload, e.run_at, e.trace_context FROM outbox_entries e
       WHERE e.kind NOT IN ('webhook', 'automation')
         OR (e.kind = 'automation' AND EXISTS (
           SELECT 1 FROM automation_rules r WHERE r.project_id = e.project_id AND r.event = e.payload->>'kind'))
@@ -34,12 +36,22 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
       SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at
       FROM outbox_entries e JOIN webhooks w ON w.project_id = e.project_id AND (e.payload->>'kind') = ANY(w.events)
       WHERE e.kind = 'webhook'
-      RETURNING id, project_id, ticket_id, created_at
+      RETURNING id, project_id, ticket_id, event, created_at
     ), outbox_delivery_jobs AS (
-      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at)
-      SELECT 'webhook_delivery', d.project_id, d.ticket_id, jsonb_build_object('delivery_id', d.id), d.created_at
+      INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at, trace_context)
+      SELECT 'webhook_delivery', d.project_id, d.ticket_id, jsonb_build_object('delivery_id', d.id), d.created_at,
+        -- the trace of the event's entry: one statement can write the events of many requests
+        (SELECT e.trace_context FROM outbox_entries e
+         WHERE e.kind = 'webhook' AND e.ticket_id = d.ticket_id AND e.payload->>'kind' = d.event LIMIT 1)
       FROM outbox_deliveries d
     )`
+
+/**
+ * `jobs` stamped with the trace of the work that causes them (the request, or the job), so that
+ * each job's run joins it; as they are when tracing is off.
+ */
+export const traced = (jobs: ReadonlyArray<NewJob>): Effect.Effect<ReadonlyArray<NewJob>> =>
+  Effect.map(currentTraceparent, (trace) => trace === null ? jobs : jobs.map((job) => ({ ...job, trace: job.trace ?? trace })))
 
 /** Writes the outbox rows of `jobs` with one statement. */
 export const enqueue = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>

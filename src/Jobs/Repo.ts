@@ -12,6 +12,7 @@ const ClaimRow = Schema.Struct({
   payload: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
   attempts: Schema.NullOr(IntFromRow),
   lease: Schema.NullOr(Schema.String),
+  trace_context: Schema.NullOr(Schema.String),
   next_due: Schema.NullOr(Schema.Date)
 })
 
@@ -61,7 +62,8 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
           UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease = gen_random_uuid(),
             locked_by = ${options.owner}, locked_until = ${iso(options.leaseUntil)}, updated_at = ${iso(options.now)}
           WHERE jobs.id = ANY(ARRAY(SELECT id FROM picked))
-          RETURNING jobs.id, jobs.kind, jobs.project_id, jobs.ticket_id, jobs.payload, jobs.attempts, jobs.lease
+          RETURNING jobs.id, jobs.kind, jobs.project_id, jobs.ticket_id, jobs.payload, jobs.attempts, jobs.lease,
+            jobs.trace_context
         )
         SELECT claimed.*, soon.next_due FROM (
           SELECT min(run_at) AS next_due FROM jobs
@@ -77,7 +79,8 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
               ticketId: row.ticket_id,
               payload: row.payload ?? {},
               attempts: row.attempts ?? 1,
-              lease: row.lease!
+              lease: row.lease!,
+              trace: row.trace_context
             }]
           ),
           nextDue: rows[0]?.next_due == null ? undefined : rows[0].next_due.getTime()

@@ -1,8 +1,9 @@
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, References, Schedule, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { type BatchJobHandler, type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
 import { recordJobOutcome, recordJobRun } from "../Observability/Metrics.ts"
+import { parentOf } from "../Observability/TraceContext.ts"
 import { JobsRepo } from "./Repo.ts"
 import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
 
@@ -57,6 +58,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const database = yield* DatabaseInfo
   const owner = crypto.randomUUID()
+  const tracing = yield* References.TracerEnabled
   const leaseMillis = Duration.toMillis(config.jobLease)
   const pollMillis = Duration.toMillis(config.jobPollInterval)
 
@@ -90,6 +92,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.flatMap((jobs) => Effect.uninterruptible(markDone(jobs))),
     logBookkeeping,
     Effect.forever,
+    Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
   const running = yield* FiberSet.make<void>()
@@ -130,17 +133,50 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       )
     })
 
+  const spanOptions = (job: ClaimedJob) => ({
+    parent: parentOf(job.trace ?? null),
+    // without a stored trace, a trace of its own
+    root: true,
+    kind: "consumer" as const,
+    attributes: { "job.id": job.id, "job.kind": job.kind, "job.attempt": job.attempts }
+  })
+
+  /**
+   * A batch's jobs came from different requests: each gets a span of its own in its own trace,
+   * for the batch's whole run, and the batch's statements go in one span linked to all of them.
+   */
+  const tracedBatch = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, run: Effect.Effect<void, JobFailed>) =>
+    Effect.gen(function*() {
+      const spans = yield* Effect.forEach(jobs, (job) => Effect.makeSpan(`job ${kind}`, spanOptions(job)))
+      const exit = yield* Effect.exit(run.pipe(
+        Effect.withSpan(`job ${kind} batch`, {
+          root: true,
+          attributes: { "job.kind": kind, "job.batch_size": jobs.length },
+          links: spans.map((span) => ({ span, attributes: {} }))
+        })
+      ))
+      const end = yield* Clock.currentTimeNanos
+      for (const span of spans) span.end(end, exit)
+      return yield* exit
+    })
+
   /** Runs jobs of one kind, by themselves or as one batch, and gives their slots back after. */
   const runJobs = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, handler: JobHandler | BatchJobHandler) =>
     Effect.gen(function*() {
       const retryDelays = yield* Effect.forEach(jobs, (job) => delayAfter(policyOf(job), job.attempts))
       if (typeof handler === "function") {
-        const exit = yield* timeBoxed(kind, handler(jobs[0]!, { retryDelay: retryDelays[0]! }))
-        return yield* settle(jobs[0]!, retryDelays[0]!, exit)
+        const job = jobs[0]!
+        const exit = yield* timeBoxed(
+          kind,
+          handler(job, { retryDelay: retryDelays[0]! }).pipe(Effect.withSpan(`job ${kind}`, spanOptions(job)))
+        )
+        return yield* settle(job, retryDelays[0]!, exit)
       }
-      const exit = yield* timeBoxed(kind, handler.batch(jobs))
+      const exit = yield* timeBoxed(kind, tracing ? tracedBatch(kind, jobs, handler.batch(jobs)) : handler.batch(jobs))
       yield* Effect.forEach(jobs, (job, i) => settle(job, retryDelays[i]!, exit), { discard: true })
     }).pipe(
+      // the claimer that forks this runs untraced; a job's run is traced when tracing is on
+      Effect.withTracerEnabled(tracing),
       Effect.onInterrupt(() =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.forEach(jobs, (job) => repo.release(job, now), { discard: true }))
       ),
@@ -184,20 +220,28 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.catchCause((cause) =>
       Effect.andThen(Effect.logError("claiming jobs failed; trying again", cause), Effect.sleep("1 second"))
     ),
-    Effect.forever
+    Effect.forever,
+    // a claim every few milliseconds would be a trace of its own each time
+    Effect.withTracerEnabled(false)
   )
 
   if (kinds.length === 0) return
-  yield* database.listen("jobs").pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)
+  yield* database.listen("jobs").pipe(
+    Stream.runForEach(() => Queue.offer(wake, undefined)),
+    Effect.withTracerEnabled(false),
+    Effect.forkScoped
+  )
   yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis)).pipe(
     Effect.catchCause((cause) => Effect.logError("renewing job leases failed", cause)),
     Effect.repeat(Schedule.spaced(Duration.millis(leaseMillis / 3))),
+    Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
   yield* Effect.flatMap(Clock.currentTimeMillis, repo.prune).pipe(
     Effect.catchCause((cause) => Effect.logError("pruning finished jobs failed", cause)),
     Effect.repeat(Schedule.spaced("1 hour")),
     Effect.delay("1 minute"),
+    Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
   const claimer = yield* Effect.forkScoped(claimLoop)

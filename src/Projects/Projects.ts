@@ -41,6 +41,7 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
     }
     yield* database.listen("api_keys").pipe(
       Stream.runForEach((event) => Effect.sync(() => forgetKeys(event))),
+      Effect.withTracerEnabled(false),
       Effect.forkScoped
     )
 

@@ -25,7 +25,7 @@ import {
   TriageSource,
   TriageStatus
 } from "../Domain/Ticket.ts"
-import { enqueue, outboxWrites } from "../Jobs/Outbox.ts"
+import { enqueue, outboxWrites, traced } from "../Jobs/Outbox.ts"
 
 interface NewTicket {
   readonly row: NewTicketRow
@@ -330,11 +330,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
      * the tickets other requests create at the same moment (`insertMany`). Inside a transaction it
      * is written on the transaction's own connection, alone.
      */
-    const insertTicket = (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) =>
-      Effect.flatMap(
-        Effect.serviceOption(sql.transactionService),
-        (transaction) => Option.isSome(transaction) ? insertOne({ row, jobs }) : insertGrouped({ row, jobs })
-      )
+    const insertTicket = (row: NewTicketRow, untraced: ReadonlyArray<NewJob>) =>
+      Effect.flatMap(traced(untraced), (jobs) =>
+        Effect.flatMap(
+          Effect.serviceOption(sql.transactionService),
+          (transaction) => Option.isSome(transaction) ? insertOne({ row, jobs }) : insertGrouped({ row, jobs })
+        ))
 
     const tagTicket = (projectId: string, ticketId: string, tags: ReadonlyArray<string>) =>
       sql`
@@ -705,7 +706,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       markDuplicates,
       linkIssues,
       lockLinkedIssues,
-      enqueue: (jobs: ReadonlyArray<NewJob>) => enqueue(sql, jobs),
+      enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.flatMap(traced(jobs), (withTraces) => enqueue(sql, withTraces)),
       withTransaction: Rows.transaction(sql)
     }
   })

@@ -13,6 +13,7 @@ import { pipelineLayer, PipelineLive } from "../../src/Jobs/Pipeline.ts"
 import type { Notifier } from "../../src/Notifier/Notifier.ts"
 import { ServicesLive } from "../../src/Services.ts"
 import type { Triage } from "../../src/Triage/Triage.ts"
+import * as Tracing from "../../src/Observability/Tracing.ts"
 import { type DatabaseKind, freshDatabase, testSettings } from "./Databases.ts"
 
 export const adminToken = "test-admin-token"
@@ -101,6 +102,8 @@ export const serviceLayer = (
     return Layer.merge(serveOnceStarted(http, options.startup ?? Layer.empty), pipeline).pipe(
       Layer.provideMerge(ServicesLive),
       Layer.provideMerge(Database.layer),
+      // as in main: traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, else no span at all
+      Layer.provide(Tracing.layer(config)),
       Layer.provideMerge(Layer.succeed(AppConfig, config)),
       Layer.provideMerge(NodeHttpServer.layerHttpServices)
     )
