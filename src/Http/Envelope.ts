@@ -1,4 +1,4 @@
-import { ByteSize, Cause, Clock, Context, Effect, type Fiber, LogLevel, References, SchemaIssue } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, type Fiber, LogLevel, References, SchemaIssue, Tracer } from "effect"
 import { Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
@@ -261,6 +261,10 @@ const enveloped = (
     ...fiber.getRef(References.CurrentLogAnnotations),
     request_id: requestId
   })
+  // a request its trace does not keep builds no span below its own: each would be made, filled
+  // and dropped; the jobs it writes still carry its span's decision (Observability/TraceContext)
+  const span = Context.getOrUndefined(context, Tracer.ParentSpan)
+  if (span !== undefined && !span.sampled) context = Context.add(context, References.TracerEnabled, false)
   if (hasBody(request.method)) {
     if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
     if (!jsonContentType(request.headers["content-type"])) {

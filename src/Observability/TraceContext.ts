@@ -1,4 +1,4 @@
-import { Effect, References, type Tracer } from "effect"
+import { Context, Effect, Option, Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
 
 /**
@@ -6,16 +6,22 @@ import { HttpTraceContext } from "effect/http"
  * that caused it: written as the W3C `traceparent`, as a request would carry it.
  */
 
-/** The W3C `traceparent` of the current span, for work that runs later to join its trace. */
-export const currentTraceparent: Effect.Effect<string | null> = Effect.withFiber((fiber) =>
-  // tracing off: no span to find, and no failure built to say so
-  fiber.getRef(References.TracerEnabled)
-    ? Effect.match(Effect.currentSpan, {
-      onFailure: () => null,
-      onSuccess: (span) => HttpTraceContext.toHeaders(span).traceparent ?? null
-    })
-    : Effect.succeed(null)
-)
+const traceparentOf = (span: Tracer.AnySpan) => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+
+/**
+ * The W3C `traceparent` of the current span, for work that runs later to join its trace. Below
+ * a request that is not sampled, spans are not built (tracing is off for it), yet its span is
+ * still the context, and its decision must reach the jobs: they are not kept either.
+ */
+export const currentTraceparent: Effect.Effect<string | null> = Effect.withFiber((fiber) => {
+  const current = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  if (current === undefined) return Effect.succeed(null)
+  // a span that was not built stands for the nearest one that was
+  const span = current._tag === "Span" && Context.get(current.annotations, Tracer.DisablePropagation)
+    ? Option.getOrUndefined(current.parent)
+    : current
+  return Effect.succeed(span === undefined ? null : traceparentOf(span))
+})
 
 /** The span a stored `traceparent` names, as the parent of the work that joins its trace. */
 export const parentOf = (traceparent: string | null): Tracer.ExternalSpan | undefined => {

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, References } from "effect"
+import { SqlClient } from "effect/sql"
 import * as Tracing from "../../src/Observability/Tracing.ts"
 import { createTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
@@ -59,7 +60,7 @@ const tracedService = (kind: (typeof databaseKinds)[number], ratio: string) =>
   Effect.gen(function*() {
     const collector = yield* stubServer(() => ({ status: 200, body: {} }))
     const context = yield* Layer.build(testServer(kind, collectorSettings(collector, ratio), undefined, { pipeline: "live" }))
-    return { collector, server: Context.get(context, TestServer) }
+    return { collector, server: Context.get(context, TestServer), sql: Context.get(context, SqlClient.SqlClient) }
   })
 
 /**
@@ -150,9 +151,14 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
 
     it.live("at a ratio of 0 keeps no trace begun here, nor its jobs; a caller's sampled trace is kept whole", () =>
       Effect.gen(function*() {
-        const { collector, server } = yield* tracedService(kind, "0")
+        const { collector, server, sql } = yield* tracedService(kind, "0")
         const project = yield* createProject(server)
         const unsampled = yield* createTicket(server, project.key, { subject: "Not traced", body: "Ratio 0" })
+        // its jobs carry its decision, not to keep it, rather than begin traces of their own
+        const stored = yield* sql<{ trace_context: string | null }>`
+          SELECT trace_context FROM jobs WHERE ticket_id = ${unsampled.ticket_id}`
+        expect(stored.length).toBeGreaterThan(0)
+        for (const job of stored) expect(job.trace_context).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/)
         // its jobs run before the sampled ticket's are even written
         yield* eventually(
           "the unsampled ticket to be triaged",
