@@ -7,7 +7,7 @@
  * every count is read as the difference between a scrape before and one after.
  */
 import { layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../src/Config.ts"
 import { describe, expect } from "vitest"
@@ -15,7 +15,7 @@ import { createTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { parsePrometheusText, type PromFamily, prometheusParserMissing } from "../support/Prometheus.ts"
-import { stubServer } from "../support/StubServer.ts"
+import { startStub, type Stub, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, testServer, type TestServerShape } from "../support/TestServer.ts"
 
 /** The service's figures, as a Prometheus server would read them. */
@@ -45,7 +45,37 @@ const moved = (before: ReadonlyArray<PromFamily>, after: ReadonlyArray<PromFamil
 
 const typeOf = (families: ReadonlyArray<PromFamily>, name: string) => families.find((family) => family.name === name)?.type
 
-describe.skipIf(prometheusParserMissing !== undefined).each(databaseKinds)(
+/** The edge services of the suite about what goes wrong: a model that fails, receivers that refuse or are gone. */
+class FailingEdges extends Context.Service<FailingEdges, {
+  readonly model: Stub
+  readonly refusing: Stub
+  readonly goneUrl: string
+}>()("test/Metrics/FailingEdges") {}
+
+const withFailingEdges = (kind: (typeof databaseKinds)[number]) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const model = yield* stubServer(() => ({ status: 500, body: { error: { message: "model down" } } }))
+    const refusing = yield* stubServer(() => ({ status: 503 }))
+    // a port that was just listening and is closed now: the connection is refused
+    const gone = yield* Effect.promise(() => startStub())
+    yield* Effect.promise(() => gone.close())
+    const settings = {
+      TRIAGE_PROVIDER: "openai",
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: "sk-test",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      // one retry, due at once, and then the delivery is given up
+      WEBHOOK_RETRY_SCHEDULE: "1ms",
+      REDIS_URL: ""
+    }
+    return Layer.merge(
+      testServer(kind, settings, undefined, { pipeline: "live" }),
+      Layer.succeed(FailingEdges, { model, refusing, goneUrl: gone.url })
+    )
+  }))
+
+// CI installs the parser: there a missing one fails the suite instead of skipping it
+describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(databaseKinds)(
   `GET /metrics on %s${prometheusParserMissing ? ` (${prometheusParserMissing})` : ""}`,
   (kind) => {
   describe("requests, refusals and the queue (no pipeline)", () => {
@@ -201,6 +231,56 @@ describe.skipIf(prometheusParserMissing !== undefined).each(databaseKinds)(
           expect(valueOf(after, "jobs_oldest_due_age_seconds", { kind: "webhook_delivery" })).toBe(0)
           expect(accepting.requests).toHaveLength(2)
           expect(failing.requests).toHaveLength(2)
+        }))
+    })
+  })
+
+  describe("fallbacks and deliveries given up (the pipeline running, its edges failing)", () => {
+    layer(withFailingEdges(kind), { excludeTestServices: true })((it) => {
+      it.effect("counts a triage that fell back to the local model, and jobs and deliveries that failed for good", () =>
+        Effect.gen(function*() {
+          const server = yield* TestServer
+          const edges = yield* FailingEdges
+          const admin = yield* server.api(adminToken)
+          const project = yield* createProject(server)
+          for (const url of [edges.refusing.url, edges.goneUrl]) {
+            yield* admin.webhooks.register({
+              params: { pid: project.projectId },
+              payload: { url: `${url}/hooks`, events: ["ticket_created"] }
+            })
+          }
+          const before = yield* scrape(server)
+
+          yield* createTicket(server, project.key, { subject: "Refund please", body: "I was charged for a plan I cancelled." })
+
+          const after = yield* eventually(
+            "the ticket's triage and both deliveries' two attempts to be counted, the deliveries given up",
+            Effect.map(scrape(server), (families) => {
+              const delta = moved(before, families)
+              const done = delta("jobs_total", { kind: "triage", outcome: "succeeded" }) >= 1 &&
+                delta("jobs_total", { kind: "webhook_delivery", outcome: "failed" }) >= 2 &&
+                valueOf(families, "jobs_queue_depth", { kind: "webhook_delivery" }) === 0
+              return { done, value: families }
+            }),
+            30_000
+          )
+          const delta = moved(before, after)
+          // the model failed once; the local model classified the ticket instead
+          expect(edges.model.requests).toHaveLength(1)
+          expect(delta("triage_total", { provider: "openai", outcome: "fallback" })).toBe(1)
+          expect(delta("triage_total", { provider: "openai", outcome: "classified" })).toBe(0)
+          expect(delta("triage_total", { provider: "local", outcome: "classified" })).toBe(1)
+          expect(delta("jobs_total", { kind: "triage", outcome: "succeeded" })).toBe(1)
+          // each delivery: a first attempt retried, a second given up
+          expect(edges.refusing.requests).toHaveLength(2)
+          expect(delta("jobs_total", { kind: "webhook_delivery", outcome: "retried" })).toBe(2)
+          expect(delta("jobs_total", { kind: "webhook_delivery", outcome: "failed" })).toBe(2)
+          expect(delta("jobs_total", { kind: "webhook_delivery", outcome: "succeeded" })).toBe(0)
+          expect(delta("webhook_deliveries_total", { outcome: "rejected" })).toBe(2)
+          expect(delta("webhook_deliveries_total", { outcome: "unreachable" })).toBe(2)
+          expect(delta("webhook_deliveries_total", { outcome: "delivered" })).toBe(0)
+          expect(delta("webhook_delivery_duration_seconds_count", { outcome: "unreachable" })).toBe(2)
+          expect(valueOf(after, "jobs_running", { kind: "webhook_delivery" })).toBe(0)
         }))
     })
   })
