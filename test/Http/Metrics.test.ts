@@ -254,12 +254,14 @@ describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(d
           yield* createTicket(server, project.key, { subject: "Refund please", body: "I was charged for a plan I cancelled." })
 
           const after = yield* eventually(
-            "the ticket's triage and both deliveries' two attempts to be counted, the deliveries given up",
+            "the ticket's triage and both deliveries' two attempts to be counted, the deliveries given up and written back",
             Effect.map(scrape(server), (families) => {
               const delta = moved(before, families)
               const done = delta("jobs_total", { kind: "triage", outcome: "succeeded" }) >= 1 &&
                 delta("jobs_total", { kind: "webhook_delivery", outcome: "failed" }) >= 2 &&
-                valueOf(families, "jobs_queue_depth", { kind: "webhook_delivery" }) === 0
+                // counted as they end, written back a moment later
+                valueOf(families, "jobs_queue_depth", { kind: "webhook_delivery" }) === 0 &&
+                valueOf(families, "jobs_running", { kind: "webhook_delivery" }) === 0
               return { done, value: families }
             }),
             30_000
