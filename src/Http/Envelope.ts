@@ -4,8 +4,8 @@ import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
-import { recordRequest } from "../Observability/Metrics.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
+import { recordRequest } from "../Observability/Metrics.ts"
 
 const maxBodyBytes = 1024 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
