@@ -83,5 +83,8 @@ export const carried = Effect.map(
  */
 export const run = Migrator.make({})({ loader: sqlFolderLoader })
 
-/** Brings the schema up to date before anything else touches the database. */
-export const layer = Layer.effectDiscard(run.pipe(Effect.orDie))
+/**
+ * Brings the schema up to date before anything else touches the database; traced as one span,
+ * not a trace for each of its statements.
+ */
+export const layer = Layer.effectDiscard(run.pipe(Effect.withSpan("migrate schema"), Effect.orDie))

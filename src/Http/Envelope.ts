@@ -6,6 +6,7 @@ import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 import { recordRequest } from "../Observability/Metrics.ts"
+import { notSampledHere } from "../Observability/TraceContext.ts"
 
 const maxBodyBytes = 1024 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
@@ -262,9 +263,12 @@ const enveloped = (
     request_id: requestId
   })
   // a request its trace does not keep builds no span below its own: each would be made, filled
-  // and dropped; the jobs it writes still carry its span's decision (Observability/TraceContext)
+  // and dropped; the jobs it writes still carry its decision (Observability/TraceContext). With
+  // tracing on, a request without a span is one dropped on arrival (Observability/Tracing).
   const span = Context.getOrUndefined(context, Tracer.ParentSpan)
-  if (span !== undefined && !span.sampled) context = Context.add(context, References.TracerEnabled, false)
+  if (span !== undefined ? !span.sampled : fiber.getRef(References.TracerEnabled)) {
+    context = Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, span ?? notSampledHere)
+  }
   if (hasBody(request.method)) {
     if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
     if (!jsonContentType(request.headers["content-type"])) {

@@ -1,4 +1,4 @@
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, References, Schedule, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, References, Schedule, Stream, Tracer } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { type BatchJobHandler, type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
@@ -142,19 +142,41 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   })
 
   /**
+   * A job whose trace is not kept runs without spans, as a request that is not kept does, under
+   * its stored trace: the jobs it writes carry the same decision.
+   */
+  const notKept = (jobs: ReadonlyArray<ClaimedJob>) => {
+    const parents = jobs.map((job) => parentOf(job.trace ?? null))
+    return parents.every((parent) => parent !== undefined && !parent.sampled) ? parents[0] : undefined
+  }
+  const untracedUnder = (parent: Tracer.AnySpan) => <A, E, R>(run: Effect.Effect<A, E, R>) =>
+    run.pipe(Effect.provideService(Tracer.ParentSpan, parent), Effect.withTracerEnabled(false))
+
+  const tracedJob = (kind: JobKind, job: ClaimedJob, run: Effect.Effect<void, JobFailed>) => {
+    const parent = notKept([job])
+    return parent === undefined ? Effect.withSpan(run, `job ${kind}`, spanOptions(job)) : untracedUnder(parent)(run)
+  }
+
+  /**
    * A batch's jobs came from different requests: each gets a span of its own in its own trace,
-   * for the batch's whole run, and the batch's statements go in one span linked to all of them.
+   * for the batch's whole run. The batch's statements go in one span under the first of them
+   * that is kept, linked to the others.
    */
   const tracedBatch = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, run: Effect.Effect<void, JobFailed>) =>
     Effect.gen(function*() {
+      const parent = notKept(jobs)
+      if (parent !== undefined) return yield* untracedUnder(parent)(run)
       const spans = yield* Effect.forEach(jobs, (job) => Effect.makeSpan(`job ${kind}`, spanOptions(job)))
-      const exit = yield* Effect.exit(run.pipe(
-        Effect.withSpan(`job ${kind} batch`, {
-          root: true,
-          attributes: { "job.kind": kind, "job.batch_size": jobs.length },
-          links: spans.map((span) => ({ span, attributes: {} }))
-        })
-      ))
+      const kept = spans.find((span) => span.sampled)
+      const exit = yield* Effect.exit(
+        kept === undefined ? untracedUnder(spans[0]!)(run) : run.pipe(
+          Effect.withSpan(`job ${kind} batch`, {
+            parent: kept,
+            attributes: { "job.kind": kind, "job.batch_size": jobs.length },
+            links: spans.filter((span) => span !== kept).map((span) => ({ span, attributes: {} }))
+          })
+        )
+      )
       const end = yield* Clock.currentTimeNanos
       for (const span of spans) span.end(end, exit)
       return yield* exit
@@ -168,7 +190,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
         const job = jobs[0]!
         const exit = yield* timeBoxed(
           kind,
-          handler(job, { retryDelay: retryDelays[0]! }).pipe(Effect.withSpan(`job ${kind}`, spanOptions(job)))
+          tracedJob(kind, job, handler(job, { retryDelay: retryDelays[0]! }))
         )
         return yield* settle(job, retryDelays[0]!, exit)
       }

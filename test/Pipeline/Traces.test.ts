@@ -56,10 +56,12 @@ const collectorSettings = (collector: Stub, ratio: string) => ({
 })
 
 /** The service, sending its traces to a collector on loopback: built in the test, which owns the collector. */
-const tracedService = (kind: (typeof databaseKinds)[number], ratio: string) =>
+const tracedService = (kind: (typeof databaseKinds)[number], ratio: string, settings: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const collector = yield* stubServer(() => ({ status: 200, body: {} }))
-    const context = yield* Layer.build(testServer(kind, collectorSettings(collector, ratio), undefined, { pipeline: "live" }))
+    const context = yield* Layer.build(
+      testServer(kind, { ...collectorSettings(collector, ratio), ...settings }, undefined, { pipeline: "live" })
+    )
     return { collector, server: Context.get(context, TestServer), sql: Context.get(context, SqlClient.SqlClient) }
   })
 
@@ -147,6 +149,35 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
           .toBe(true)
         // no ticket id in a span name: names are templates
         expect(trace.map((span) => span.name).join(" ")).not.toContain(ticket.ticket_id)
+      }).pipe(untracedCaller), 60_000)
+
+    it.live("at a ratio of 0.5 keeps about half the requests' traces, deciding each once, and of the rest builds nothing", () =>
+      Effect.gen(function*() {
+        const { collector, server } = yield* tracedService(kind, "0.5", { RATE_LIMIT_PER_MINUTE: "1000" })
+        const project = yield* createProject(server)
+        const ticket = yield* createTicket(server, project.key, { subject: "Read often", body: "Half traced" })
+        const reads = 300
+        for (let i = 0; i < reads; i++) {
+          const read = yield* Effect.promise(() => server.request("GET", `/v1/tickets/${ticket.ticket_id}`, { key: project.key }))
+          expect(read.status).toBe(200)
+        }
+        // spans leave in the order they end: once this one is here, every read's is
+        const marker = callerTrace(true)
+        yield* Effect.promise(() => server.request("GET", "/health", { headers: { traceparent: marker.traceparent } }))
+        yield* eventually(
+          "the marker's span",
+          Effect.sync(() => ({ done: spansAt(collector).some((span) => span.traceId === marker.traceId), value: null }))
+        )
+        const spans = spansAt(collector)
+        const kept = spans.filter((span) => span.name === "GET /v1/tickets/:id")
+        // 150 expected, give or take 8.7; kept at 0.25 (a second roll below the first) is 75
+        expect(kept.length).toBeGreaterThan(reads / 2 - 52)
+        expect(kept.length).toBeLessThan(reads / 2 + 52)
+        for (const request of kept) {
+          expect(spans.some((span) => span.parentSpanId === request.spanId && span.kind === 3)).toBe(true)
+        }
+        // a dropped request's statements would be traces of their own, without a parent
+        expect(spans.filter((span) => span.kind === 3 && span.parentSpanId === undefined).map((span) => span.name)).toEqual([])
       }).pipe(untracedCaller), 60_000)
 
     it.live("at a ratio of 0 keeps no trace begun here, nor its jobs; a caller's sampled trace is kept whole", () =>
