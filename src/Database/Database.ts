@@ -6,6 +6,7 @@ import { AppConfig } from "../Config.ts"
 import * as Migrator from "./Migrator.ts"
 import * as Pg from "./Pg.ts"
 import * as Pglite from "./Pglite.ts"
+import type { EmbeddedSessionFigures } from "./PgliteWire.ts"
 
 /**
  * What a listener hears on a channel: `subscribed` once LISTEN is in place (again, after a lost
@@ -19,14 +20,20 @@ export class DatabaseInfo extends Context.Service<DatabaseInfo, {
   readonly kind: "embedded" | "server"
   /** Never fails and never ends: a dropped connection is reported and opened again. */
   readonly listen: (channel: string) => Stream.Stream<ListenEvent>
+  /** How busy the embedded database's one session is; a server's pool is asked of the server */
+  readonly sessionFigures: (() => EmbeddedSessionFigures) | undefined
 }>()("app/Database/DatabaseInfo") {}
 
 const embeddedInfo = Layer.effect(
   DatabaseInfo,
-  Effect.map(Effect.service(Pglite.EmbeddedNotifications), (notifications) => ({
-    kind: "embedded" as const,
-    listen: notifications.listen
-  }))
+  Effect.map(
+    Effect.all([Effect.service(Pglite.EmbeddedNotifications), Effect.service(Pglite.EmbeddedSession)]),
+    ([notifications, session]) => ({
+      kind: "embedded" as const,
+      listen: notifications.listen,
+      sessionFigures: session.figures
+    })
+  )
 )
 
 const embedded = (dataDir: string) => embeddedInfo.pipe(Layer.provideMerge(Pglite.layer(dataDir)))
@@ -49,7 +56,8 @@ const serverInfo = Layer.effect(
           )
         ),
         Stream.repeat(Schedule.min([Schedule.exponential("200 millis"), Schedule.spaced("10 seconds")]))
-      )
+      ),
+    sessionFigures: undefined
   }))
 )
 
@@ -70,4 +78,4 @@ export const layer = Layer.unwrap(AppConfig.useSync((config) =>
 )
 
 /** What `layer` provides, by key. */
-export const serviceKeys = [SqlClient.SqlClient, PgClient.PgClient, DatabaseInfo, Pglite.EmbeddedNotifications] as const
+export const serviceKeys = [SqlClient.SqlClient, PgClient.PgClient, DatabaseInfo, Pglite.EmbeddedNotifications, Pglite.EmbeddedSession] as const

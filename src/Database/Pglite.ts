@@ -6,12 +6,17 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdir } from "node:fs/promises"
 import * as DataDirLock from "./DataDirLock.ts"
-import { makePgliteWire } from "./PgliteWire.ts"
+import { type EmbeddedSessionFigures, makePgliteWire } from "./PgliteWire.ts"
 
 /** NOTIFYs delivered to the embedded database's one session, by channel: first `subscribed`, then one `notified` each. */
 export class EmbeddedNotifications extends Context.Service<EmbeddedNotifications, {
   readonly listen: (channel: string) => Stream.Stream<"subscribed" | "notified">
 }>()("app/Database/EmbeddedNotifications") {}
+
+/** The embedded database's one session, as the metrics show its use. */
+export class EmbeddedSession extends Context.Service<EmbeddedSession, {
+  readonly figures: () => EmbeddedSessionFigures
+}>()("app/Database/EmbeddedSession") {}
 
 const open = (dataDir: string) =>
   Effect.gen(function*() {
@@ -73,6 +78,7 @@ export const layer = (dataDir: string) =>
       )
     return Context.make(PgClient.PgClient, client).pipe(
       Context.add(SqlClient.SqlClient, client),
-      Context.add(EmbeddedNotifications, { listen })
+      Context.add(EmbeddedNotifications, { listen }),
+      Context.add(EmbeddedSession, { figures: wire.figures })
     )
   })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)

@@ -37,6 +37,14 @@ const notifiedChannels = (bytes: Uint8Array): Array<string> => {
   return channels
 }
 
+/** How busy the embedded database's one session has been, and is. */
+export interface EmbeddedSessionFigures {
+  /** time spent running statements since start-up */
+  readonly busySeconds: number
+  /** messages written and not yet taken up by the session */
+  readonly waiting: number
+}
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
@@ -53,10 +61,24 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
   // took one request per turn, in no order: under 50 connections a search waited up to 9 s
   // (p99 4.5 s). Run after a turn, every request that has arrived is read first and queues.
   let queue: Promise<unknown> = Promise.resolve()
+  // how busy the one session is, for the metrics: the time it spent running statements, and the
+  // messages waiting for it (what a server's pool would show as connections in use and waiters)
+  let busyMillis = 0
+  let waiting = 0
   const run = (work: () => Promise<void>) => {
-    queue = queue.then(nextTurn, nextTurn).then(work)
+    waiting++
+    queue = queue.then(nextTurn, nextTurn).then(async () => {
+      waiting--
+      const start = performance.now()
+      try {
+        await work()
+      } finally {
+        busyMillis += performance.now() - start
+      }
+    })
     return queue
   }
+  const figures = (): EmbeddedSessionFigures => ({ busySeconds: busyMillis / 1000, waiting })
 
   /** A connection that goes away mid-transaction must not leave the one session inside it. */
   const abandon = () =>
@@ -134,5 +156,5 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
     return stream
   }
 
-  return { connect }
+  return { connect, figures }
 }

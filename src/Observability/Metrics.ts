@@ -190,14 +190,29 @@ const poolSeries = cached((state) =>
   })
 )
 
+const sessionBusy = Metric.counter("db_session_busy_seconds_total", {
+  description: "Time the embedded database's one session spent running statements (PGlite only): its rate is the share of time it was busy",
+  incremental: true
+})
+
+const sessionWaiting = Metric.gauge("db_session_waiting", {
+  description: "Messages waiting for the embedded database's one session (PGlite only), as requests wait for a connection of a pool"
+})
+
 export interface PoolFigures {
   readonly max: number
   /** per state; absent on the embedded database, whose one session PostgreSQL does not list */
   readonly byState: Readonly<Record<"active" | "idle" | "idle_in_transaction", number>> | undefined
+  /** the embedded database's one session: busy time since the last scrape, and what waits for it now */
+  readonly session: { readonly busySecondsAdded: number; readonly waiting: number } | undefined
 }
 
 export const recordPool = (context: Context.Context<never>, figures: PoolFigures) => {
   poolMax.updateUnsafe(figures.max, context)
+  if (figures.session !== undefined) {
+    sessionBusy.updateUnsafe(figures.session.busySecondsAdded, context)
+    sessionWaiting.updateUnsafe(figures.session.waiting, context)
+  }
   if (figures.byState === undefined) return
   for (const [state, count] of Object.entries(figures.byState)) poolSeries(state).updateUnsafe(count, context)
 }

@@ -19,6 +19,15 @@ export class Observability extends Context.Service<Observability>()("app/Observa
     const config = yield* AppConfig
     const poolSize = database.kind === "embedded" ? 1 : config.databasePoolSize
     registerKnownSeries(yield* Effect.context<never>())
+    // the session keeps a running total of its busy time; the counter takes what was added since
+    let sessionBusyCounted = 0
+    const sessionFigures = () => {
+      const session = database.sessionFigures?.()
+      if (session === undefined) return undefined
+      const busySecondsAdded = Math.max(0, session.busySeconds - sessionBusyCounted)
+      sessionBusyCounted += busySecondsAdded
+      return { busySecondsAdded, waiting: session.waiting }
+    }
 
     const prometheusText = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -28,7 +37,7 @@ export class Observability extends Context.Service<Observability>()("app/Observa
       ], { concurrency: "unbounded" })
       const context = yield* Effect.context<never>()
       recordQueue(context, queue)
-      recordPool(context, { max: poolSize, byState: states })
+      recordPool(context, { max: poolSize, byState: states, session: sessionFigures() })
       return yield* PrometheusMetrics.format()
     })
 

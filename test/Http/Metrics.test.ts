@@ -164,6 +164,11 @@ describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(d
             expect(valueOf(after, "db_pool_connections", { state: "active" })).toBeGreaterThanOrEqual(1)
           } else {
             expect(typeOf(after, "db_pool_connections")).toBeUndefined()
+            // its one session ran the creates and the read between the two scrapes
+            expect(typeOf(after, "db_session_busy_seconds")).toBe("counter")
+            expect(valueOf(after, "db_session_busy_seconds_total")).toBeGreaterThan(valueOf(before, "db_session_busy_seconds_total"))
+            expect(typeOf(after, "db_session_waiting")).toBe("gauge")
+            expect(valueOf(after, "db_session_waiting")).toBeGreaterThanOrEqual(0)
           }
         }))
     })
