@@ -1,12 +1,20 @@
-import { ByteSize, Cause, Clock, Context, Effect, type Fiber, LogLevel, References, SchemaIssue, Tracer } from "effect"
-import { Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Clock, Context, Effect, Exit, type Fiber, LogLevel, Option, References, SchemaIssue, Tracer } from "effect"
+import {
+  Headers,
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse,
+  HttpTraceContext
+} from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 import { recordRequest } from "../Observability/Metrics.ts"
-import { notSampledHere } from "../Observability/TraceContext.ts"
+import { notSampledHere, RequestSampleRatio } from "../Observability/TraceContext.ts"
 
 const maxBodyBytes = 1024 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
@@ -246,7 +254,8 @@ const enveloped = (
   request: HttpServerRequest.HttpServerRequest,
   requestId: string,
   path: string,
-  app: Answer
+  app: Answer,
+  untracedUnder: Tracer.AnySpan | undefined
 ): Answer => {
   const cors = corsOf(path)
   const finish = (response: HttpServerResponse.HttpServerResponse) => withFinalHeaders(response, requestId, cors)
@@ -262,12 +271,10 @@ const enveloped = (
     ...fiber.getRef(References.CurrentLogAnnotations),
     request_id: requestId
   })
-  // a request its trace does not keep builds no span below its own: each would be made, filled
-  // and dropped; the jobs it writes still carry its decision (Observability/TraceContext). With
-  // tracing on, a request without a span is one dropped on arrival (Observability/Tracing).
-  const span = Context.getOrUndefined(context, Tracer.ParentSpan)
-  if (span !== undefined ? !span.sampled : fiber.getRef(References.TracerEnabled)) {
-    context = Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, span ?? notSampledHere)
+  // a request its trace does not keep builds no span: each would be made, filled and dropped;
+  // the jobs it writes still carry its decision (Observability/TraceContext)
+  if (untracedUnder !== undefined) {
+    context = Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, untracedUnder)
   }
   if (hasBody(request.method)) {
     if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
@@ -302,10 +309,10 @@ const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: str
  * Every answered request counts in the metrics, by route template, method and status, with the
  * time it took; with `log`, it also leaves its one line in the log.
  */
-const observed = (log: boolean): typeof enveloped => (fiber, request, requestId, path, app) => {
+const observed = (log: boolean): typeof enveloped => (fiber, request, requestId, path, app, untracedUnder) => {
   const clock = fiber.getRef(Clock.Clock)
   const start = clock.currentTimeNanosUnsafe()
-  return Effect.tap(enveloped(fiber, request, requestId, path, app), (response) => {
+  return Effect.tap(enveloped(fiber, request, requestId, path, app, untracedUnder), (response) => {
     const nanos = Number(clock.currentTimeNanosUnsafe() - start)
     const route = routeOf(fiber, request.method, path)
     recordRequest(fiber.context, route, request.method, response.status, nanos / 1e9)
@@ -320,6 +327,43 @@ const observed = (log: boolean): typeof enveloped => (fiber, request, requestId,
   })
 }
 
+/**
+ * A request's span (kind server, named by its route template), as the root of a trace or the
+ * child of its caller's span, over everything the service does for it; an answer of 5xx fails it,
+ * as OpenTelemetry's conventions want.
+ */
+const withServerSpan = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  caller: Tracer.ExternalSpan | undefined,
+  run: Answer
+): Answer => {
+  const route = routeTemplateOf(request.method, path)
+  const userAgent = request.headers["user-agent"]
+  return Effect.flatMap(
+    Effect.makeSpan(`${request.method} ${route}`, {
+      ...(caller === undefined ? { root: true } : { parent: caller }),
+      kind: "server",
+      attributes: {
+        "http.request.method": request.method,
+        "http.route": route,
+        "url.path": path,
+        ...(userAgent === undefined ? {} : { "user_agent.original": userAgent })
+      }
+    }),
+    (span) =>
+      Effect.onExit(Effect.provideService(run, Tracer.ParentSpan, span), (exit) => {
+        const end = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+        if (exit._tag === "Failure") return Effect.sync(() => span.end(end, exit))
+        const status = exit.value.status
+        span.attribute("http.response.status_code", status)
+        span.end(end, status >= 500 ? Exit.fail(`answered ${status}`) : exit)
+        return Effect.void
+      })
+  )
+}
+
 const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -328,7 +372,14 @@ const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =
     const url = request.url
     const query = url.indexOf("?")
     const path = query === -1 ? url : url.slice(0, query)
-    return answer(fiber, request, requestId, path, app)
+    if (!fiber.getRef(References.TracerEnabled)) return answer(fiber, request, requestId, path, app, undefined)
+    // a request carrying its caller's trace follows the caller's decision; any other begins a
+    // trace here, kept at the sampling ratio, and one not kept is served as with tracing off
+    const caller = Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers))
+    const sampled = caller === undefined ? Math.random() < fiber.getRef(RequestSampleRatio) : caller.sampled
+    return sampled
+      ? withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined))
+      : answer(fiber, request, requestId, path, app, caller ?? notSampledHere)
   })
 
 /**

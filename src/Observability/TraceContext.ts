@@ -9,6 +9,14 @@ import { HttpTraceContext } from "effect/http"
 const traceparentOf = (span: Tracer.AnySpan) => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
 
 /**
+ * The share of requests that begin a trace here, decided as each arrives (`Http/Envelope`); a
+ * request carrying its caller's trace follows the caller's decision instead.
+ */
+export const RequestSampleRatio = Context.Reference<number>("app/Observability/RequestSampleRatio", {
+  defaultValue: () => 1
+})
+
+/**
  * Stands as the span of a request whose trace was not kept, decided on its arrival before any
  * span was built: its jobs are stamped with a trace of their own that is not kept either.
  */

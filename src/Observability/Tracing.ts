@@ -1,16 +1,16 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Effect, Layer, Option, References, Tracer } from "effect"
+import { Effect, Layer, References, Tracer } from "effect"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
-import { HttpMiddleware, type HttpServerRequest, HttpTraceContext } from "effect/http"
+import { HttpMiddleware } from "effect/http"
 import type { Settings } from "../Config.ts"
-import { routeTemplateOf } from "../Http/Envelope.ts"
 import { serviceVersion } from "../Health/Version.ts"
+import { RequestSampleRatio } from "./TraceContext.ts"
 
 /**
  * Keeps `ratio` of the traces begun here, decided once at a trace's root: every span below one
  * follows it (Effect gives a child its parent's decision), and so do the jobs a request causes,
- * which carry the decision in their stored trace context. A request's own trace was decided on
- * its arrival (`droppedOnArrival`).
+ * which carry the decision in their stored trace context. A request's own trace is decided as it
+ * arrives, in the envelope.
  */
 const sampledAtRoot = (tracer: Tracer.Tracer, ratio: number): Tracer.Tracer =>
   ratio >= 1 ? tracer : Tracer.make({
@@ -22,23 +22,6 @@ const sampledAtRoot = (tracer: Tracer.Tracer, ratio: number): Tracer.Tracer =>
       ),
     ...(tracer.context === undefined ? {} : { context: tracer.context })
   })
-
-/**
- * A request that carries no trace of its caller's begins one here, kept at `ratio`: the rest are
- * decided on arrival and served on the path of tracing off, without a span. Below them tracing is
- * off too (`Http/Envelope`), and the jobs they write carry the decision.
- */
-const droppedOnArrival = (ratio: number) => {
-  // the server asks twice of a request it goes on to trace (before its middleware, then in its
-  // tracer): the second answer must be the first, not a second roll
-  const kept = new WeakSet<HttpServerRequest.HttpServerRequest>()
-  return (request: HttpServerRequest.HttpServerRequest) => {
-    if (kept.delete(request) || Option.isSome(HttpTraceContext.fromHeaders(request.headers))) return false
-    if (Math.random() >= ratio) return true
-    kept.add(request)
-    return false
-  }
-}
 
 /**
  * Traces over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or ..._TRACES_ENDPOINT is set:
@@ -60,11 +43,9 @@ export const layer = (config: Settings): Layer.Layer<never> => {
     Layer.effect(Tracer.Tracer, Effect.map(exporting, (tracer) => sampledAtRoot(tracer, config.traceSampleRatio))).pipe(
       Layer.provide([OtlpSerialization.layerJson, NodeHttpClient.layerFetch, OtlpExporter.layerFlusher])
     ),
-    config.traceSampleRatio >= 1 ? Layer.empty : Layer.succeed(HttpMiddleware.TracerDisabledWhen, droppedOnArrival(config.traceSampleRatio)),
-    // `POST /v1/tickets/:id/messages`, as OpenTelemetry names server spans, rather than `POST`
-    Layer.succeed(HttpMiddleware.SpanNameGenerator, (request) => {
-      const query = request.url.indexOf("?")
-      return `${request.method} ${routeTemplateOf(request.method, query === -1 ? request.url : request.url.slice(0, query))}`
-    })
+    // a request's span is the envelope's (Http/Envelope), decided there as the request arrives:
+    // the server's own is never built, so every request takes the server's one path
+    Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true),
+    Layer.succeed(RequestSampleRatio, config.traceSampleRatio)
   )
 }

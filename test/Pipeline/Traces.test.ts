@@ -141,6 +141,11 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
           })
         )
         const request = trace.find((span) => span.name === "GET /v1/tickets/:id")!
+        expect(request.kind).toBe(2)
+        expect(request.parentSpanId).toBe(caller.spanId)
+        expect(attribute(request, "http.request.method")).toBe("GET")
+        expect(attribute(request, "http.route")).toBe("/v1/tickets/:id")
+        expect(Number(attribute(request, "http.response.status_code"))).toBe(200)
         const below = (parent: OtlpSpan): ReadonlyArray<OtlpSpan> =>
           trace.filter((span) => span.parentSpanId === parent.spanId).flatMap((span) => [span, ...below(span)])
         const statements = below(request).filter((span) => span.kind === 3)
