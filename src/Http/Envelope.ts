@@ -94,7 +94,7 @@ const knownRoutes = (() => {
 })()
 
 /** A request's route as its template, or `unmatched`, from the path alone: for names given before routing. */
-export const routeTemplateOf = (method: string, path: string) =>
+const routeTemplateOf = (method: string, path: string) =>
   (knownRoutes.find((route) => route.method === method && route.pattern.test(path)) ??
     knownRoutes.find((route) => route.pattern.test(path)))?.template ?? "unmatched"
 
