@@ -4,6 +4,7 @@ import { type BatchJobHandler, type ClaimedJob, JobFailed, type JobHandler } fro
 import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
+import { closestEarlier } from "./Duplicates.ts"
 import { TicketsRepo } from "./Repo.ts"
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
@@ -82,8 +83,10 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
     const checkDuplicate: BatchJobHandler = {
       size: batchSize,
       batch: (jobs) =>
-        Effect.flatMap(nowIso, (now) =>
-          repo.markDuplicates(ticketsOf(jobs), config.duplicateThreshold, now))
+        Effect.gen(function*() {
+          const matches = closestEarlier(yield* repo.duplicateCandidates(ticketsOf(jobs)), config.duplicateThreshold)
+          if (matches.length > 0) yield* repo.markDuplicates(matches, yield* nowIso)
+        })
     }
 
     const linkIssues: JobHandler = (job) =>

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
+import { candidatesPerTicket, type DuplicateCandidate, type DuplicateMatch } from "./Duplicates.ts"
 import type { AgentRef } from "../Domain/Events.ts"
 import {
   Category,
@@ -174,6 +175,18 @@ export interface TicketPage {
 const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
 const NumberedRow = Schema.Struct({ id: Schema.String, ticket_number: IntFromRow })
 const Id = Schema.Struct({ id: Schema.String })
+
+const CandidateRow = Schema.Struct({
+  id: Schema.String,
+  project_id: Schema.String,
+  ticket_number: IntFromRow,
+  subject: Schema.String,
+  body: Schema.String,
+  sender_email: Schema.NullOr(Schema.String),
+  created_micros: Schema.Number,
+  checked: Schema.Boolean,
+  candidate: Schema.Boolean
+})
 
 /** The fields every read of a ticket shows. */
 const ticketFields = (row: Omit<typeof PublicRow.Type, "messages">) => ({
@@ -619,46 +632,63 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         ON CONFLICT (id) DO NOTHING`.pipe(Rows.run)
 
     /**
-     * Compares each ticket of a batch with the project's 100 most recent unresolved tickets that
-     * came before it: trigram similarity of subjects, and of the start of the bodies for the five
-     * closest, with a bonus for the same sender. Only earlier tickets qualify, so two tickets
-     * never point at each other. When the closest is close enough, the ticket is marked (only if
-     * it is not marked yet, so a second run adds no second note) and noted, in the same
-     * statement. The tickets of one batch see each other as they were when it began, as checks
-     * running side by side always did.
+     * A batch's tickets and every ticket one of them may repeat (Tickets/Duplicates scores them):
+     * for each, the project's 100 newest open tickets not marked themselves that came before it,
+     * within 30 days, newest first. One snapshot, so the tickets of a batch see each other as they
+     * were when it began, as checks running side by side always did.
      */
-    const markDuplicates = (ticketIds: ReadonlyArray<string>, threshold: number, now: string) =>
-      ticketIds.length === 0 ? Effect.void : sql`
+    const duplicateCandidates = (ticketIds: ReadonlyArray<string>) =>
+      ticketIds.length === 0 ? Effect.succeed([]) : sql`
         WITH t AS (
-          SELECT id, project_id, ticket_number, subject, left(body, 300) AS body, sender_email, created_at
-          FROM tickets
+          SELECT id, project_id, ticket_number, created_at FROM tickets
           WHERE id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)))
-        ), best AS (
-          SELECT t.id AS ticket_id, match.id, match.ticket_number, match.score
-          FROM t CROSS JOIN LATERAL (
-            SELECT s.id, s.ticket_number,
-              (0.55 * s.subject_similarity + 0.45 * similarity(left(s.body, 300), t.body) + s.same_sender)::float8 AS score
-            FROM (
-              -- subjects are short and cheap to compare; bodies only for the few closest
-              SELECT r.id, r.ticket_number, r.body, similarity(r.subject, t.subject) AS subject_similarity,
-                CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END AS same_sender
-              FROM (
-                SELECT c.id, c.ticket_number, c.subject, c.body, c.sender_email
-                FROM tickets c
-                WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
-                  AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
-                  AND c.created_at <= t.created_at AND c.created_at > t.created_at - interval '30 days'
-                ORDER BY c.created_at DESC, c.ticket_number DESC
-                LIMIT 100
-              ) r
-              ORDER BY similarity(r.subject, t.subject)
-                + CASE WHEN r.sender_email IS NOT NULL AND r.sender_email = t.sender_email THEN 0.15 ELSE 0 END DESC
-              LIMIT 5
-            ) s
-            ORDER BY score DESC
-            LIMIT 1
-          ) match
-          WHERE match.score >= ${threshold}
+        ), candidates AS (
+          SELECT c.id FROM t CROSS JOIN LATERAL (
+            SELECT c.id FROM tickets c
+            WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
+              AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
+              AND c.created_at <= t.created_at AND c.created_at > t.created_at - interval '30 days'
+            ORDER BY c.created_at DESC, c.ticket_number DESC
+            LIMIT ${candidatesPerTicket}
+          ) c
+        )
+        SELECT x.id, x.project_id, x.ticket_number, x.subject, left(x.body, 300) AS body, x.sender_email,
+          (extract(epoch FROM x.created_at) * 1000000)::float8 AS created_micros,
+          x.id IN (SELECT id FROM t) AS checked, x.id IN (SELECT id FROM candidates) AS candidate
+        FROM tickets x
+        WHERE x.id = ANY(ARRAY(SELECT id FROM t UNION SELECT id FROM candidates))
+        ORDER BY x.created_at DESC, x.ticket_number DESC`.pipe(
+        Rows.all(CandidateRow),
+        Effect.map((rows) =>
+          rows.map((row): DuplicateCandidate => ({
+            id: row.id,
+            projectId: row.project_id,
+            ticketNumber: row.ticket_number,
+            subject: row.subject,
+            body: row.body,
+            senderEmail: row.sender_email,
+            createdMicros: row.created_micros,
+            checked: row.checked,
+            candidate: row.candidate
+          }))
+        )
+      )
+
+    /**
+     * Marks each ticket as a duplicate of its match, with an internal note, in one statement; a
+     * ticket marked already (a second run of its check) gets no second mark and no second note.
+     */
+    const markDuplicates = (matches: ReadonlyArray<DuplicateMatch>, now: string) =>
+      matches.length === 0 ? Effect.void : sql`
+        WITH best AS (
+          SELECT * FROM jsonb_to_recordset(${
+        JSON.stringify(matches.map((match) => ({
+          ticket_id: match.ticketId,
+          id: match.duplicateOf,
+          ticket_number: match.duplicateOfNumber,
+          score: match.score
+        })))
+      }::jsonb) AS b(ticket_id uuid, id uuid, ticket_number int, score float8)
         ), marked AS (
           UPDATE tickets SET duplicate_of = best.id FROM best
           WHERE tickets.id = ANY(ARRAY(SELECT ticket_id FROM best)) AND tickets.id = best.ticket_id
@@ -703,6 +733,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       findSubmitted,
       findSubmittedMany,
       applyTriage,
+      duplicateCandidates,
       markDuplicates,
       linkIssues,
       lockLinkedIssues,

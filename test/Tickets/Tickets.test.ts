@@ -35,6 +35,7 @@ const recordingRepo = () => {
     findSubmitted: notUsed,
     applyTriage: notUsed,
     findSubmittedMany: notUsed,
+    duplicateCandidates: notUsed,
     markDuplicates: notUsed,
     linkIssues: notUsed,
     lockLinkedIssues: notUsed
