@@ -3,7 +3,7 @@
 // it uses only what both runtimes have: vitest, node:http through the stub, WebCrypto, fetch.
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import {
   ApiError,
   backoffDelay,
@@ -16,7 +16,7 @@ import {
   verifyWebhook,
   WebhookVerificationError
 } from "../../src/client/index.ts"
-import { databaseKinds } from "../support/Databases.ts"
+import { databaseKinds, sessionsOf } from "../support/Databases.ts"
 import { eventuallyDefined } from "../support/Eventually.ts"
 import { type StubAnswer, startStub } from "../support/StubServer.ts"
 import { adminToken, type ApiClient, type createProject, startTestServer } from "../support/TestServer.ts"
@@ -70,11 +70,25 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
   const operator = <A, E>(call: (admin: ApiClient) => Effect.Effect<A, E>) =>
     service.run(Effect.flatMap(service.api(adminToken), call))
 
+  let database: string | undefined
+
   beforeAll(async () => {
     service = await startTestServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, { pipeline: "live" })
     project = await service.createProject("Client")
     support = createClient({ apiKey: project.key, baseUrl: service.baseUrl })
+    if (kind === "postgres") {
+      database = await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.map(Effect.orDie(sql<{ name: string }>`SELECT current_database() AS name`), ([row]) => row!.name)))
+    }
   }, 120_000)
+
+  // once, under Deno in CI, a test here got no answer for a minute and the service would not close:
+  // what its database sessions were doing then is the first thing to know
+  afterEach(async ({ task }) => {
+    if (task.result?.state === "fail" && database !== undefined) {
+      console.error(`sessions of ${database} after "${task.name}" failed:\n${await sessionsOf(database)}`)
+    }
+  })
 
   afterAll(async () => {
     await service?.close()

@@ -46,6 +46,22 @@ const freshPostgres = Effect.gen(function*() {
   return url.toString()
 })
 
+/**
+ * What every session of a database on the DATABASE_URL server is doing, one line each: for a test
+ * that stalls, to show whether the service waits on a lock, sits idle in a transaction, or has
+ * nothing in flight at all (then the stall is on the JavaScript side). Read on a connection of its
+ * own, so a wedged pool of the service does not hide it.
+ */
+export const sessionsOf = (database: string): Promise<string> =>
+  Effect.runPromise(
+    Effect.map(
+      onServer(`SELECT pid, application_name, state, wait_event_type, wait_event,
+          round(extract(epoch FROM now() - state_change)::numeric, 1) AS for_seconds, left(query, 160) AS query
+        FROM pg_stat_activity WHERE datname = '${database.replaceAll("'", "''")}' ORDER BY state_change`),
+      (rows) => rows.map((row) => JSON.stringify(row)).join("\n") || "(no sessions)"
+    )
+  )
+
 export { testSettings }
 
 /** Environment entries that point a service at a fresh database of the given kind. */
