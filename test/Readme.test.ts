@@ -9,6 +9,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ConfigProvider, Effect } from "effect"
+import { settings } from "../src/Config.ts"
 import { type ServiceProcess, startServiceProcess } from "./support/Process.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -101,5 +103,44 @@ describe("the README's search examples on the demo data", () => {
       const shownTitle = /"title":"([^"]+)"/.exec(example.shown)![1]
       expect(hits[0]!.title, example.path).toBe(shownTitle)
     }
+  })
+})
+
+describe("the README's settings table", () => {
+  /** The names the service asks its configuration for, recorded as it asks, with the given values answered. */
+  const namesRead = (values: Record<string, string>) => {
+    const asked = new Set<string>()
+    const answers = ConfigProvider.fromUnknown(values)
+    const recording = ConfigProvider.make((path) => {
+      if (typeof path[0] === "string") asked.add(path[0])
+      return answers.load(path)
+    })
+    return Effect.runPromise(Effect.as(Effect.orDie(settings.parse(recording)), asked))
+  }
+  // the first column of the table under "## Settings": one name, or several joined by commas
+  const section = readme.slice(readme.indexOf("## Settings"), readme.indexOf("\n## ", readme.indexOf("## Settings") + 1))
+  const documented = new Set(
+    [...section.matchAll(/^\| (`[A-Z][A-Z0-9_]*`(?:, `[A-Z][A-Z0-9_]*`)*) \|/gm)]
+      .flatMap((match) => [...match[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((name) => name[1]!))
+  )
+
+  it("names every setting the service reads, and none it does not", async () => {
+    // the defaults, and once more with the choices that make further settings count
+    const read = new Set([
+      ...await namesRead({}),
+      ...await namesRead({
+        DATABASE_URL: "postgres://localhost/x",
+        TRIAGE_PROVIDER: "openai",
+        OPENAI_API_KEY: "sk-x",
+        ERROR_TRACKER: "sentry",
+        SENTRY_ORG: "acme",
+        SENTRY_AUTH_TOKEN: "t",
+        SMTP_URL: "smtp://localhost:25",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://localhost:4318"
+      })
+    ])
+    expect(read.size).toBeGreaterThan(30)
+    expect([...read].filter((name) => !documented.has(name)).sort(), "read but not in the table").toEqual([])
+    expect([...documented].filter((name) => !read.has(name)).sort(), "in the table but never read").toEqual([])
   })
 })

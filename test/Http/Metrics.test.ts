@@ -10,6 +10,7 @@ import { layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../src/Config.ts"
+import { readFile } from "node:fs/promises"
 import { describe, expect } from "vitest"
 import { createTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
@@ -17,6 +18,8 @@ import { eventually } from "../support/Eventually.ts"
 import { parsePrometheusText, type PromFamily, prometheusParserMissing } from "../support/Prometheus.ts"
 import { startStub, type Stub, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, testServer, type TestServerShape } from "../support/TestServer.ts"
+
+const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8")
 
 /** The service's figures, as a Prometheus server would read them. */
 const scrape = (server: TestServerShape) =>
@@ -236,6 +239,24 @@ describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(d
           expect(valueOf(after, "jobs_oldest_due_age_seconds", { kind: "webhook_delivery" })).toBe(0)
           expect(accepting.requests).toHaveLength(2)
           expect(failing.requests).toHaveLength(2)
+        }))
+
+      it.effect("exports only families the README's table describes, each with the type the table gives", () =>
+        Effect.gen(function*() {
+          const server = yield* TestServer
+          const families = yield* scrape(server)
+          const section = readme.slice(readme.indexOf("### Metrics"), readme.indexOf("\n### ", readme.indexOf("### Metrics") + 1))
+          const table = new Map(
+            [...section.matchAll(/^\| `([a-z_]+)` \| (counter|gauge|histogram) \|/gm)].map((row) => [row[1]!, row[2]!])
+          )
+          // the parser names a counter's family without its `_total`
+          const described = families.map((family) => {
+            const name = family.type === "counter" ? `${family.name}_total` : family.name
+            return [name, table.get(name) ?? "not in the README"]
+          })
+          expect(described).toEqual(families.map((family) => [family.type === "counter" ? `${family.name}_total` : family.name, family.type]))
+          // the jobs, deliveries and triage of the test before are among them
+          expect(described.length).toBeGreaterThanOrEqual(12)
         }))
     })
   })
