@@ -1,7 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { builtFrom } from "../Http/Groups.ts"
 import { RateLimit } from "../Http/RateLimit.ts"
 import { Readiness } from "./Readiness.ts"
 import { serviceName, serviceVersion } from "./Version.ts"
@@ -12,11 +13,15 @@ const healthy = HttpServerResponse.jsonUnsafe({ status: "ok", service: serviceNa
 // rate-limit store, so requests go unlimited meanwhile
 const degraded = HttpServerResponse.jsonUnsafe({ status: "degraded", service: serviceName, version: serviceVersion })
 
-export const HealthHttpLive = HttpApiBuilder.group(Api, "health", (handlers) =>
-  Effect.gen(function*() {
-    const rateLimit = yield* RateLimit
-    const readiness = yield* Readiness
-    return handlers
+/**
+ * The handlers close over the services they use, so the group is built from nothing and its
+ * requests, the most frequent of all (every probe of every balancer), get nothing merged in.
+ */
+export const HealthHttpLive = Layer.unwrap(Effect.gen(function*() {
+  const rateLimit = yield* RateLimit
+  const readiness = yield* Readiness
+  return HttpApiBuilder.group(Api, "health", (handlers) =>
+    handlers
       .handleRaw("health", () => Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded))
-      .handle("ready", () => readiness.check())
-  }))
+      .handle("ready", () => readiness.check())).pipe(builtFrom())
+}))

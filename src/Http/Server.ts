@@ -26,25 +26,10 @@ import { WebhooksHttpLive } from "../Webhooks/Http.ts"
 import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
 import { EnvelopeLive } from "./Envelope.ts"
+import { builtFrom } from "./Groups.ts"
 import { Idempotency } from "./Idempotency.ts"
 import { RateLimit } from "./RateLimit.ts"
 import { AdminAuth, ProjectAuth } from "./Security.ts"
-
-type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Service.Identifier<Keys[number]>
-
-/**
- * Builds a group of handlers from only the services it names. HttpApiBuilder merges the context
- * a group was built in into that of every request the group serves: built amid every service of
- * the process, that is all of them set again on every request; built from what it uses, a
- * handful. The type checks that the list is complete.
- */
-const builtFrom = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...keys: Keys) =>
-<A, E>(group: Layer.Layer<A, E, Identifiers<Keys>>): Layer.Layer<A, E, Identifiers<Keys>> =>
-  Layer.fromBuild((memoMap, scope) =>
-    Layer.buildWithMemoMap(group, memoMap, scope).pipe(
-      Effect.updateContext((context: Context.Context<Identifiers<Keys>>) => Context.pick(...keys)(context) as Context.Context<Identifiers<Keys>>)
-    )
-  )
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
   Layer.provide([
