@@ -10,6 +10,7 @@ import {
 } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { Mutable, unhandled } from "effect/Types"
+import { randomUUID } from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
@@ -246,6 +247,16 @@ const jsonContentType = (contentType: string | undefined) =>
 
 type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
 
+/** A request served, from what the envelope reads of it before anything runs. */
+type Served = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  path: string,
+  app: Answer,
+  untracedUnder: Tracer.AnySpan | undefined
+) => Answer
+
 /**
  * The outermost layer of every request: request id, CORS, body limits, and the one place where
  * any failure from any layer becomes the error envelope.
@@ -256,15 +267,14 @@ const enveloped = (
   requestId: string,
   path: string,
   app: Answer,
-  untracedUnder: Tracer.AnySpan | undefined
+  untracedUnder: Tracer.AnySpan | undefined,
+  answered: (response: HttpServerResponse.HttpServerResponse) => Answer
 ): Answer => {
   const cors = corsOf(path)
   const finish = (response: HttpServerResponse.HttpServerResponse) => withFinalHeaders(response, requestId, cors)
 
   if (request.method === "OPTIONS" && cors !== "none") {
-    return Effect.succeed(
-      HttpServerResponse.empty({ status: 204, headers: { "x-request-id": requestId, ...preflightHeaders } })
-    )
+    return answered(HttpServerResponse.empty({ status: 204, headers: { "x-request-id": requestId, ...preflightHeaders } }))
   }
   // The request's own fiber ends with this answer, so what is added to its context here needs
   // no restoring (the router sets its route the same way)
@@ -278,9 +288,9 @@ const enveloped = (
     context = Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, untracedUnder)
   }
   if (hasBody(request.method)) {
-    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(finish(tooLarge()))
+    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return answered(finish(tooLarge()))
     if (!jsonContentType(request.headers["content-type"])) {
-      return Effect.succeed(finish(envelope(400, "VALIDATION_ERROR", "Content-Type must be application/json")))
+      return answered(finish(envelope(400, "VALIDATION_ERROR", "Content-Type must be application/json")))
     }
     context = Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize)
   }
@@ -291,8 +301,8 @@ const enveloped = (
     ? Effect.flatMap(request.arrayBuffer, (body) => nestsTooDeep(new Uint8Array(body)) ? Effect.succeed(tooDeep()) : app)
     : app
   return Effect.matchCauseEffect(answer, {
-    onSuccess: (response) => Effect.succeed(finish(response)),
-    onFailure: (cause) => Effect.map(toResponse(cause, path, request.method, requestId), finish)
+    onSuccess: (response) => answered(finish(response)),
+    onFailure: (cause) => Effect.flatMap(toResponse(cause, path, request.method, requestId), (response) => answered(finish(response)))
   })
 }
 
@@ -310,16 +320,17 @@ const routeOf = (fiber: Fiber.Fiber<unknown, unknown>, method: string, path: str
  * Every answered request counts in the metrics, by route template, method and status, with the
  * time it took; with `log`, it also leaves its one line in the log.
  */
-const observed = (log: boolean): typeof enveloped => (fiber, request, requestId, path, app, untracedUnder) => {
+const observed = (log: boolean): Served => (fiber, request, requestId, path, app, untracedUnder) => {
   // the monotonic clock in milliseconds, a float: Effect's Clock gives nanoseconds as a BigInt,
   // and the arithmetic on two of them was 1 % of the CPU of a /health request
   const start = performance.now()
-  return Effect.tap(enveloped(fiber, request, requestId, path, app, untracedUnder), (response) => {
+  // counted where the answer is made, not in a step of its own after it
+  return enveloped(fiber, request, requestId, path, app, untracedUnder, (response) => {
     const millis = performance.now() - start
     const route = routeOf(fiber, request.method, path)
     recordRequest(fiber.context, route, request.method, response.status, millis / 1000)
-    if (!log) return Effect.void
-    return Effect.logInfo("request").pipe(Effect.annotateLogs({
+    if (!log) return Effect.succeed(response)
+    return Effect.logInfo("request").pipe(Effect.as(response), Effect.annotateLogs({
       request_id: requestId,
       method: request.method,
       route,
@@ -378,11 +389,11 @@ const incomingHeader = (request: HttpServerRequest.HttpServerRequest, name: stri
   return Array.isArray(value) ? value.join(", ") : value
 }
 
-const envelopeMiddleware = (answer: typeof enveloped) => (app: Answer): Answer =>
+const envelopeMiddleware = (answer: Served) => (app: Answer): Answer =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incomingId = incomingHeader(request, "x-request-id")
-    const requestId = incomingId !== undefined && saneRequestId.test(incomingId) ? incomingId : crypto.randomUUID()
+    const requestId = incomingId !== undefined && saneRequestId.test(incomingId) ? incomingId : randomUUID()
     const url = request.url
     const query = url.indexOf("?")
     const path = query === -1 ? url : url.slice(0, query)
