@@ -389,6 +389,11 @@ const incomingHeader = (request: HttpServerRequest.HttpServerRequest, name: stri
   return Array.isArray(value) ? value.join(", ") : value
 }
 
+/** Whether the caller sent a trace context, in any of the headers HttpTraceContext reads. */
+const carriesTrace = (request: HttpServerRequest.HttpServerRequest) =>
+  incomingHeader(request, "traceparent") !== undefined || incomingHeader(request, "b3") !== undefined ||
+  incomingHeader(request, "x-b3-traceid") !== undefined
+
 const envelopeMiddleware = (answer: Served) => (app: Answer): Answer =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -400,7 +405,7 @@ const envelopeMiddleware = (answer: Served) => (app: Answer): Answer =>
     if (!fiber.getRef(References.TracerEnabled)) return answer(fiber, request, requestId, path, app, undefined)
     // a request carrying its caller's trace follows the caller's decision; any other begins a
     // trace here, kept at the sampling ratio, and one not kept is served as with tracing off
-    const caller = Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers))
+    const caller = carriesTrace(request) ? Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)) : undefined
     const sampled = caller === undefined ? Math.random() < fiber.getRef(RequestSampleRatio) : caller.sampled
     return sampled
       ? withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined))
