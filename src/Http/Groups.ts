@@ -8,10 +8,10 @@ type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Se
  * the process, that is all of them set again on every request; built from what it uses, a
  * handful. The type checks that the list is complete.
  *
- * Named nothing, a group's requests get nothing merged in, and skip the copy of their context
- * that any merge makes. That takes handlers that use no
- * service when they run (they closed over what they need when built), and no security
- * middleware, which HttpApiBuilder looks up in that same context.
+ * Named nothing, a group's requests get nothing merged in: no copy of their context, and no
+ * switch of their fiber to the copy and back. That takes handlers that use no service when they
+ * run (they closed over what they need when built), and no security middleware, which
+ * HttpApiBuilder looks up in that same context.
  */
 export const builtFrom = <const Keys extends ReadonlyArray<Context.Key<any, any>>>(...keys: Keys) =>
 <A, E>(group: Layer.Layer<A, E, Identifiers<Keys>>): Layer.Layer<A, E, Identifiers<Keys>> =>
