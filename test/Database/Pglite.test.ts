@@ -42,7 +42,8 @@ describe("the embedded database", () => {
         { migration_id: 5, name: "article_search_without_pending_list" },
         { migration_id: 6, name: "lists" },
         { migration_id: 7, name: "contact_notifications" },
-        { migration_id: 8, name: "job_traces" }
+        { migration_id: 8, name: "job_traces" },
+        { migration_id: 9, name: "room_for_updates" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {
