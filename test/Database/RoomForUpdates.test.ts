@@ -24,7 +24,7 @@ describe.each(databaseKinds)("room for updates on %s", (kind) => {
         const repo = yield* TicketsRepo
         const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('Room') RETURNING id`
         // tickets of a usual size, written one after another as a flood of them would be: at
-        // full pages, each page holds about ten and has no room for a second version of any
+        // full pages, no page has room for a second version of any of them
         const written = yield* sql<{ id: string }>`
           INSERT INTO tickets (project_id, ticket_number, subject, body, sender_email)
           SELECT ${project!.id}, g, 'Cannot log in after the password reset ' || g,
