@@ -37,6 +37,18 @@ describe("the same sources under Deno 2", () => {
     expect(ticket).toMatchObject({ ticket_id, subject: "Hello from Deno", status: "open", ticket_number: 1 })
     expect(service.output()).toContain("demo project")
   })
+
+  it("searches articles, its excerpt marking the matched words (the stemmer is an npm package Deno loads)", async () => {
+    const { key, projectId } = await provisionProject(service.baseUrl, adminToken, "Deno articles")
+    await callService(service.baseUrl, adminToken, (api) =>
+      api.admin.createArticle({
+        params: { pid: projectId },
+        payload: { title: "Signing in", body: "Reset your **password** when passwords expire.", category: "Account", published: true }
+      }))
+    const found = await callService(service.baseUrl, key, (api) => api.articles.search({ query: { q: "password" } }))
+    expect(found.total).toBe(1)
+    expect(found.articles[0]!.excerpt).toBe("Reset your <mark>password</mark> when <mark>passwords</mark> expire")
+  })
 })
 
 describe("the client's test file under Deno 2", () => {
