@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { excerpt, lexemeOf, queryLexemes } from "../../src/Articles/Excerpt.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 
-/** Words whose Porter2 stems take the algorithm's less common turns, plus words with digits. */
+/** Words whose Porter2 stems take the algorithm's less common turns, words with digits, and letters beyond ASCII. */
 const words = [
   "password", "passwords", "resetting", "reset", "retries", "retrying", "invoices", "invoicing", "refunds", "refunded",
   "cancelled", "canceling", "subscriptions", "authentication", "authenticated", "notifications", "integration",
@@ -17,7 +17,8 @@ const words = [
   "formality", "fluently", "crying", "cried", "says", "analyses", "organizational", "early", "idly", "gently",
   "ugly", "singly", "inning", "outing", "canning", "herring", "earring", "atlases", "cosmos", "bias", "andes",
   "skis", "sky", "naysayers", "communal", "commune", "arsenal", "generate", "general", "universal", "emails",
-  "Unlocked", "SAML", "OAuth", "GitHub", "2fa", "v2", "abc123", "2026"
+  "Unlocked", "SAML", "OAuth", "GitHub", "2fa", "v2", "abc123", "2026", "cafés", "résumés", "naïve", "jalapeños", "façades",
+  "ÉCOLE", "Zürich"
 ]
 
 const options = `StartSel=<mark>, StopSel=</mark>, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`
