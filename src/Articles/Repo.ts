@@ -3,8 +3,8 @@ import { SqlClient, SqlError } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import type { Article, ArticleCreated, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
 import type { Cursor } from "../Domain/Cursor.ts"
+import { excerpt, queryLexemes } from "../Domain/Excerpt.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
-import { excerpt, queryLexemes } from "./Excerpt.ts"
 
 const ArticleRow = Schema.Struct({
   id: Schema.String,
@@ -71,7 +71,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
     /**
      * Ranks every match (so `total` counts them all) and returns the plain text of the page's
      * bodies (article_texts, kept by triggers, not the Markdown) with the query's lexemes: the
-     * excerpt is cut here (Excerpt.ts), since ts_headline re-parsing the bodies was a third of the
+     * excerpt is cut here (Domain/Excerpt.ts), since ts_headline re-parsing the bodies was a third of the
      * query's cost.
      */
     const search = (projectId: string, q: string, limit: number) =>

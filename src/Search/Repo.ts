@@ -1,10 +1,9 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
+import { excerpt, queryLexemes } from "../Domain/Excerpt.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
 import type { SearchResult } from "../Domain/Search.ts"
-
-const headline = "StartSel=<mark>, StopSel=</mark>, MaxWords=30, MinWords=12, MaxFragments=1"
 
 export interface Page {
   readonly results: ReadonlyArray<SearchResult>
@@ -16,7 +15,8 @@ const TicketHit = Schema.Struct({
   ticket_number: IntFromRow,
   status: Schema.String,
   title: Schema.String,
-  excerpt: Schema.String,
+  body: Schema.String,
+  query: Schema.String,
   relevance: Schema.Number,
   total: IntFromRow
 })
@@ -47,7 +47,7 @@ export class SearchRepo extends Context.Service<SearchRepo>()("app/Search/Repo",
       sql`
         WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
         page AS (
-          SELECT t.id, t.ticket_number, t.status, t.subject, t.body, ts_rank(t.search, query.q, 32) AS relevance,
+          SELECT t.id, t.ticket_number, t.status, t.subject, t.body, t.created_at, ts_rank(t.search, query.q, 32) AS relevance,
             count(*) OVER () AS total
           FROM tickets t, query
           WHERE t.project_id = ${projectId} AND t.search @@ query.q
@@ -55,20 +55,22 @@ export class SearchRepo extends Context.Service<SearchRepo>()("app/Search/Repo",
           LIMIT ${limit}
         )
         SELECT page.id, page.ticket_number, page.status, page.subject AS title, page.relevance::text::float8 AS relevance,
-          page.total, ts_headline('english', html_escape(page.body), query.q, ${headline}) AS excerpt
-        FROM page, query ORDER BY page.relevance DESC`.pipe(
+          page.total, page.body, query.q::text AS query
+        FROM page, query ORDER BY page.relevance DESC, page.created_at DESC`.pipe(
         Rows.all(TicketHit),
-        Effect.map((rows) =>
-          pageOf(rows, (row) => ({
+        Effect.map((rows) => {
+          const lexemes = queryLexemes(rows[0]?.query ?? "")
+          return pageOf(rows, (row) => ({
             type: "ticket",
             id: row.id,
             title: row.title,
-            excerpt: row.excerpt,
+            // a ticket's body is plain text already: one passage of it, escaped, matches marked
+            excerpt: excerpt(row.body, lexemes, 1),
             relevance: row.relevance,
             ticket_number: row.ticket_number,
             status: row.status
           }))
-        )
+        })
       )
 
     /** Words of the name or address, or a part of the address (`@example.com`, `jane.d`). */

@@ -2,7 +2,7 @@ import { layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
-import { excerpt, lexemeOf, queryLexemes } from "../../src/Articles/Excerpt.ts"
+import { excerpt, lexemeOf, queryLexemes } from "../../src/Domain/Excerpt.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 
 /** Words whose Porter2 stems take the algorithm's less common turns, words with digits, and letters beyond ASCII. */
@@ -90,6 +90,12 @@ describe("the excerpt of a search hit", () => {
     expect(fragments[1]).toBe(text.split(" ").slice(95, 125).join(" ").replace(/reset|password/g, "<mark>$&</mark>"))
     // then the earliest passage with a match left, in the order of the text
     expect(fragments[0]).toBe(text.split(" ").slice(15, 45).join(" ").replace("password", "<mark>password</mark>"))
+  })
+
+  it("shows one passage when asked for one, the one with most of the query's words (a ticket's)", () => {
+    const text = numbered(200, { 20: "password", 100: "reset", 103: "password", 180: "password" })
+    expect(excerpt(text, new Set(["password", "reset"]), 1))
+      .toBe(text.split(" ").slice(95, 125).join(" ").replace(/reset|password/g, "<mark>$&</mark>"))
   })
 
   it("keeps a fragment inside the text and joins fragments that touch", () => {

@@ -1,10 +1,10 @@
 /**
- * The excerpt of a knowledge-base search hit, built here rather than by PostgreSQL's ts_headline.
+ * The excerpt of a search hit (an article's or a ticket's), built here rather than by PostgreSQL's ts_headline.
  * ts_headline re-parses and re-stems every word of every body on the page, which was a third of
  * the search query's database time; the stemming is the same Snowball English (Porter2) algorithm
  * PostgreSQL's `english` configuration runs, so the words marked are the words that matched.
- * The shape follows the options the query used to pass ts_headline: up to two fragments of at
- * most 30 words around the matches, joined by " … ", matched words in <mark>, the rest
+ * The shape follows the options the queries used to pass ts_headline: up to two fragments (one
+ * for a ticket) of at most 30 words around the matches, joined by " … ", matched words in <mark>, the rest
  * HTML-escaped; a text of 30 words or fewer is shown whole, and one without a match (the query
  * matched the title or category) opens with its first 12 words.
  */
@@ -79,7 +79,8 @@ interface Fragment {
   readonly end: number
 }
 
-export const excerpt = (text: string, lexemes: ReadonlySet<string>): string => {
+/** `passages`: 2 for an article, 1 for a ticket's body (a search's list shows one line of it). */
+export const excerpt = (text: string, lexemes: ReadonlySet<string>, passages: 1 | 2 = 2): string => {
   const words: Array<Word> = []
   const matches: Array<number> = []
   for (const found of text.matchAll(wordPattern)) {
@@ -127,6 +128,7 @@ export const excerpt = (text: string, lexemes: ReadonlySet<string>): string => {
   }
 
   const first = best(matches.map((m) => around(m, 0, words.length)), new Set())!
+  if (passages === 1) return render(first)
   const second = best(
     matches.filter((m) => m < first.first || m >= first.end).map((m) =>
       m < first.first ? around(m, 0, first.first) : around(m, first.end, words.length)
