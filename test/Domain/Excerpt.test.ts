@@ -98,6 +98,13 @@ describe("the excerpt of a search hit", () => {
       .toBe(text.split(" ").slice(95, 125).join(" ").replace(/reset|password/g, "<mark>$&</mark>"))
   })
 
+  it("cuts its passages from a body of the largest size made of matches", () => {
+    const text = Array.from({ length: 12_000 }, (_, i) => (i % 2 ? "password" : "resetting")).join(" ").slice(0, 100_000)
+    // the first passage opens the text (both words, the earliest); the second, right after it, touches it
+    expect(excerpt(text, new Set(["password", "reset"])))
+      .toBe(text.split(" ").slice(0, 60).join(" ").replace(/password|resetting/g, "<mark>$&</mark>"))
+  })
+
   it("keeps a fragment inside the text and joins fragments that touch", () => {
     const text = numbered(40, { 2: "password", 38: "password" })
     const shown = excerpt(text, new Set(["password"]))
