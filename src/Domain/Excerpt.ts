@@ -147,17 +147,10 @@ export const excerpt = (text: string, lexemes: ReadonlySet<string>, passages: 1 
     ),
     shownIn(first).seen
   )
-  const fragments = second === undefined ? [first] : [first, second]
-  fragments.sort((a, b) => a.first - b.first)
-  let out = render(fragments[0]!)
-  for (let i = 1; i < fragments.length; i++) {
-    const previous = fragments[i - 1]!
-    const fragment = fragments[i]!
-    // fragments that touch read as one passage
-    out += fragment.first === previous.end
-      ? escapeHtml(text.slice(words[previous.end - 1]!.end, words[fragment.first]!.start))
-      : fragmentDelimiter
-    out += render(fragment)
-  }
-  return out
+  if (second === undefined) return render(first)
+  const [earlier, later] = second.first < first.first ? [second, first] : [first, second]
+  // passages that touch read as one
+  return earlier.end === later.first
+    ? render({ first: earlier.first, end: later.end })
+    : render(earlier) + fragmentDelimiter + render(later)
 }
