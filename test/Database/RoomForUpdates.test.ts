@@ -73,7 +73,7 @@ describe.each(databaseKinds)("room for delivery attempts on %s", (kind) => {
         const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('Room') RETURNING id`
         const [webhook] = yield* sql<{ id: string }>`
           INSERT INTO webhooks (project_id, url, events, secret)
-          VALUES (${project!.id}, 'http://127.0.0.1:9/hook', ARRAY['ticket.created'], 'whsec_room') RETURNING id`
+          VALUES (${project!.id}, 'http://127.0.0.1:9/hook', ARRAY['ticket_created'], 'whsec_room') RETURNING id`
         // bodies the size of a ticket_created event, written one after another as a flood of
         // tickets would queue them: at full pages no page has room for a second version of any
         const written = yield* sql<{ id: string }>`
