@@ -571,14 +571,16 @@ describe("retries, against a stub", () => {
     const client = createClient({
       apiKey: "tf_stub",
       baseUrl: server.url,
-      timeoutMs: 100,
+      // long enough for the stub to have read each attempt before the client gives it up: at
+      // 100 ms a loaded machine saw the second attempt aborted before it was read
+      timeoutMs: 400,
       maxRetries: 1,
       retryBaseDelayMs: 1,
       onRetry: (r) => retries.push(r)
     })
     const error = await rejection(client.searchArticles("x"))
     expect(error).toBeInstanceOf(TimeoutError)
-    expect(error).toMatchObject({ timeoutMs: 100 })
+    expect(error).toMatchObject({ timeoutMs: 400 })
     expect(server.requests).toHaveLength(2)
     expect(retries[0]!.error).toBeInstanceOf(TimeoutError)
     const quicker = await rejection(client.health({ timeoutMs: 50 }))
