@@ -16,7 +16,7 @@ import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
 import { envelopeBody, isApiError } from "../Domain/Errors.ts"
 import { recordRequest } from "../Observability/Metrics.ts"
-import { notSampledHere, RequestSampleRatio } from "../Observability/TraceContext.ts"
+import { RequestSampleRatio } from "../Observability/TraceContext.ts"
 
 const maxBodyBytes = 1024 * 1024
 const maxBodySize = ByteSize.bytes(maxBodyBytes)
@@ -282,11 +282,9 @@ const enveloped = (
     ...fiber.getRef(References.CurrentLogAnnotations),
     request_id: requestId
   })
-  // a request its trace does not keep builds no span: each would be made, filled and dropped;
-  // the jobs it writes still carry its decision (Observability/TraceContext)
-  if (untracedUnder !== undefined) {
-    context = Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, untracedUnder)
-  }
+  // a request its trace does not keep builds no span (tracing is off in its fiber): each would
+  // be made, filled and dropped; the jobs it writes still carry its caller's decision
+  if (untracedUnder !== undefined) context = Context.add(context, Tracer.ParentSpan, untracedUnder)
   if (hasBody(request.method)) {
     if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return answered(finish(tooLarge()))
     if (!jsonContentType(request.headers["content-type"])) {
@@ -353,7 +351,7 @@ const withServerSpan = (
   run: Answer
 ): Answer => {
   const route = routeTemplateOf(request.method, path)
-  const userAgent = request.headers["user-agent"]
+  const userAgent = incomingHeader(request, "user-agent")
   return Effect.flatMap(
     Effect.makeSpan(`${request.method} ${route}`, {
       ...(caller === undefined ? { root: true } : { parent: caller }),
@@ -402,14 +400,17 @@ const envelopeMiddleware = (answer: Served) => (app: Answer): Answer =>
     const url = request.url
     const query = url.indexOf("?")
     const path = query === -1 ? url : url.slice(0, query)
-    if (!fiber.getRef(References.TracerEnabled)) return answer(fiber, request, requestId, path, app, undefined)
+    const ratio = fiber.getRef(RequestSampleRatio)
+    if (ratio === undefined) return answer(fiber, request, requestId, path, app, undefined)
     // a request carrying its caller's trace follows the caller's decision; any other begins a
-    // trace here, kept at the sampling ratio, and one not kept is served as with tracing off
+    // trace here, kept at the sampling ratio. The request's fiber starts with tracing off, under
+    // a trace not kept (Observability/TraceContext): one not kept is served as it is, or under
+    // its caller's span
     const caller = carriesTrace(request) ? Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)) : undefined
-    const sampled = caller === undefined ? Math.random() < fiber.getRef(RequestSampleRatio) : caller.sampled
+    const sampled = caller === undefined ? Math.random() < ratio : caller.sampled
     return sampled
-      ? withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined))
-      : answer(fiber, request, requestId, path, app, caller ?? notSampledHere)
+      ? Effect.withTracerEnabled(withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined)), true)
+      : answer(fiber, request, requestId, path, app, caller)
   })
 
 /**

@@ -14,6 +14,7 @@ import { AutomationHttpLive } from "../Automation/Http.ts"
 import { HealthHttpLive } from "../Health/Http.ts"
 import { ObservabilityHttpLive } from "../Observability/Http.ts"
 import { Observability } from "../Observability/Observability.ts"
+import { untracedRequests } from "../Observability/TraceContext.ts"
 import { Readiness } from "../Health/Readiness.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { serviceKeys } from "../Services.ts"
@@ -82,7 +83,9 @@ const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
   Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) =>
     Layer.effectDiscard(
       Effect.flatMap(HttpServer.HttpServer, (http) =>
-        http.serve(app).pipe(Effect.updateContext((context: Context.Context<Scope.Scope>) => withoutServices(context))))
+        http.serve(app).pipe(
+          Effect.updateContext((context: Context.Context<Scope.Scope>) => untracedRequests(withoutServices(context)))
+        ))
     ).pipe(Layer.provideMerge(server))))
 
 const isReadinessProbe = (url: string) => url === "/ready" || url.startsWith("/ready?")

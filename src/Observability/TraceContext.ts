@@ -1,4 +1,4 @@
-import { Context, Effect, Option, Tracer } from "effect"
+import { Context, Effect, Option, References, Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
 
 /**
@@ -10,10 +10,11 @@ const traceparentOf = (span: Tracer.AnySpan) => `00-${span.traceId}-${span.spanI
 
 /**
  * The share of requests that begin a trace here, decided as each arrives (`Http/Envelope`); a
- * request carrying its caller's trace follows the caller's decision instead.
+ * request carrying its caller's trace follows the caller's decision instead. Undefined while
+ * tracing is off.
  */
-export const RequestSampleRatio = Context.Reference<number>("app/Observability/RequestSampleRatio", {
-  defaultValue: () => 1
+export const RequestSampleRatio = Context.Reference<number | undefined>("app/Observability/RequestSampleRatio", {
+  defaultValue: () => undefined
 })
 
 /**
@@ -25,6 +26,18 @@ export const notSampledHere: Tracer.ExternalSpan = Tracer.externalSpan({
   spanId: "0000000000000000",
   sampled: false
 })
+
+/**
+ * The context every request's fiber starts from while requests are traced: tracing off, under
+ * the span of a trace not kept. Most requests are not kept at a low ratio, and they are served
+ * with nothing added to their context for it (each key added would be a step in every lookup,
+ * and a new context for the fiber to read again); the envelope turns tracing on for a request
+ * that is kept, and puts the caller's span in place for one whose caller's trace is not kept.
+ */
+export const untracedRequests = <Services>(context: Context.Context<Services>): Context.Context<Services> =>
+  Context.get(context, RequestSampleRatio) === undefined
+    ? context
+    : Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, notSampledHere)
 
 const notSampledTraceparent = () => {
   const ids = crypto.randomUUID().replaceAll("-", "")

@@ -228,6 +228,34 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
         const foreign = spansAt(collector).filter((span) => span.traceId !== caller.traceId)
         expect(foreign.map((span) => span.name)).toEqual([])
       }).pipe(untracedCaller), 60_000)
+
+    it.live("a caller's trace that is not kept is followed at any ratio: no span, and its jobs carry the caller's trace", () =>
+      Effect.gen(function*() {
+        const { collector, server, sql } = yield* tracedService(kind, "1")
+        const project = yield* createProject(server)
+        const caller = callerTrace(false)
+        const created = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key: project.key,
+            body: { subject: "Not traced", body: "Dropped by its caller" },
+            headers: { traceparent: caller.traceparent }
+          })
+        )
+        expect(created.status).toBe(202)
+        const stored = yield* sql<{ trace_context: string | null }>`
+          SELECT trace_context FROM jobs WHERE ticket_id = ${created.body.ticket_id}`
+        expect(stored.length).toBeGreaterThan(0)
+        for (const job of stored) expect(job.trace_context).toBe(`00-${caller.traceId}-${caller.spanId}-00`)
+        // a request of this service's own, kept at ratio 1, leaves after anything the first made
+        const marker = callerTrace(true)
+        yield* Effect.promise(() => server.request("GET", "/health", { headers: { traceparent: marker.traceparent } }))
+        yield* eventually(
+          "the marker's span",
+          Effect.sync(() => ({ done: spansAt(collector).some((span) => span.traceId === marker.traceId), value: null }))
+        )
+        expect(spansAt(collector).filter((span) => span.traceId === caller.traceId)).toEqual([])
+        expect(spansAt(collector).filter((span) => span.name === "POST /v1/tickets")).toEqual([])
+      }).pipe(untracedCaller), 60_000)
   }
 })
 
