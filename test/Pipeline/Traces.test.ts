@@ -14,7 +14,7 @@ import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { testSettings } from "../support/Settings.ts"
 import { type Stub, stubServer } from "../support/StubServer.ts"
-import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
+import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
 interface OtlpSpan {
   readonly traceId: string
@@ -47,6 +47,16 @@ const callerTrace = (sampled: boolean) => {
   const spanId = hex(16)
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-${sampled ? "01" : "00"}` }
 }
+
+/** A ticket created by a caller in its own trace, the 202 asserted. */
+const createInTrace = (server: TestServerShape, key: string, body: object, traceparent: string) =>
+  Effect.map(
+    Effect.promise(() => server.request("POST", "/v1/tickets", { key, body, headers: { traceparent } })),
+    (created) => {
+      expect(created.status).toBe(202)
+      return created.body as { readonly ticket_id: string }
+    }
+  )
 
 const collectorSettings = (collector: Stub, ratio: string) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
@@ -84,14 +94,12 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
           payload: { url: `${receiver.url}/hooks`, events: ["ticket_created"] }
         })
         const caller = callerTrace(true)
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: project.key,
-            body: { subject: "Cannot export", body: "The export never finishes.", sender_email: "ana@example.com" },
-            headers: { traceparent: caller.traceparent }
-          })
+        yield* createInTrace(
+          server,
+          project.key,
+          { subject: "Cannot export", body: "The export never finishes.", sender_email: "ana@example.com" },
+          caller.traceparent
         )
-        expect(created.status).toBe(202)
 
         const trace = yield* eventually(
           "the request, its triage, duplicate check and delivery in the caller's trace",
@@ -205,14 +213,7 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
           )
         )
         const caller = callerTrace(true)
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: project.key,
-            body: { subject: "Traced", body: "Sampled by its caller" },
-            headers: { traceparent: caller.traceparent }
-          })
-        )
-        expect(created.status).toBe(202)
+        yield* createInTrace(server, project.key, { subject: "Traced", body: "Sampled by its caller" }, caller.traceparent)
         yield* eventually(
           "the sampled ticket's triage span",
           Effect.sync(() => {
@@ -234,16 +235,14 @@ describe.each(databaseKinds)("traces on %s", (kind) => {
         const { collector, server, sql } = yield* tracedService(kind, "1")
         const project = yield* createProject(server)
         const caller = callerTrace(false)
-        const created = yield* Effect.promise(() =>
-          server.request("POST", "/v1/tickets", {
-            key: project.key,
-            body: { subject: "Not traced", body: "Dropped by its caller" },
-            headers: { traceparent: caller.traceparent }
-          })
+        const created = yield* createInTrace(
+          server,
+          project.key,
+          { subject: "Not traced", body: "Dropped by its caller" },
+          caller.traceparent
         )
-        expect(created.status).toBe(202)
         const stored = yield* sql<{ trace_context: string | null }>`
-          SELECT trace_context FROM jobs WHERE ticket_id = ${created.body.ticket_id}`
+          SELECT trace_context FROM jobs WHERE ticket_id = ${created.ticket_id}`
         expect(stored.length).toBeGreaterThan(0)
         for (const job of stored) expect(job.trace_context).toBe(`00-${caller.traceId}-${caller.spanId}-00`)
         // a request of this service's own, kept at ratio 1, leaves after anything the first made
