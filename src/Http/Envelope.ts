@@ -352,7 +352,8 @@ const withServerSpan = (
 ): Answer => {
   const route = routeTemplateOf(request.method, path)
   const userAgent = incomingHeader(request, "user-agent")
-  return Effect.flatMap(
+  // the request's fiber starts untraced (Observability/TraceContext): a kept request turns it on
+  return Effect.withTracerEnabled(Effect.flatMap(
     Effect.makeSpan(`${request.method} ${route}`, {
       ...(caller === undefined ? { root: true } : { parent: caller }),
       kind: "server",
@@ -372,7 +373,7 @@ const withServerSpan = (
         span.end(end, status >= 500 ? Exit.fail(`answered ${status}`) : exit)
         return Effect.void
       })
-  )
+  ), true)
 }
 
 /**
@@ -409,7 +410,7 @@ const envelopeMiddleware = (answer: Served) => (app: Answer): Answer =>
     const caller = carriesTrace(request) ? Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)) : undefined
     const sampled = caller === undefined ? Math.random() < ratio : caller.sampled
     return sampled
-      ? Effect.withTracerEnabled(withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined)), true)
+      ? withServerSpan(fiber, request, path, caller, answer(fiber, request, requestId, path, app, undefined))
       : answer(fiber, request, requestId, path, app, caller)
   })
 
