@@ -28,16 +28,28 @@ export const notSampledHere: Tracer.ExternalSpan = Tracer.externalSpan({
 })
 
 /**
- * The context every request's fiber starts from while requests are traced: tracing off, under
- * the span of a trace not kept. Most requests are not kept at a low ratio, and they are served
- * with nothing added to their context for it (each key added would be a step in every lookup,
- * and a new context for the fiber to read again); the envelope turns tracing on for a request
- * that is kept, and puts the caller's span in place for one whose caller's trace is not kept.
+ * Keys added on the way to a kept request's handler: the server's, the router's, the envelope's,
+ * then tracing on and its span (8 for `GET /health`, more for a route behind a key with a body).
+ * Past Effect's default of 8, the next key copies the whole context and the fiber reads it all
+ * again: with every request kept, that was one copy per request.
  */
-export const untracedRequests = <Services>(context: Context.Context<Services>): Context.Context<Services> =>
-  Context.get(context, RequestSampleRatio) === undefined
-    ? context
-    : Context.add(Context.add(context, References.TracerEnabled, false), Tracer.ParentSpan, notSampledHere)
+const requestContextDepth = 16
+
+/**
+ * The context every request's fiber starts from while requests are traced: tracing off, under
+ * the span of a trace not kept, both in its base rather than added over it. Most requests are not
+ * kept at a low ratio, and they are served with nothing added to their context for it (each key
+ * added would be a step in every lookup, and a new context for the fiber to read again); the
+ * envelope turns tracing on for a request that is kept, and puts the caller's span in place for
+ * one whose caller's trace is not kept.
+ */
+export const untracedRequests = <Services>(context: Context.Context<Services>): Context.Context<Services> => {
+  if (Context.get(context, RequestSampleRatio) === undefined) return context
+  const services = new Map(context.mapUnsafe)
+  services.set(References.TracerEnabled.key, false)
+  services.set(Tracer.ParentSpan.key, notSampledHere)
+  return Context.makeUnsafe(services, { maxDepth: requestContextDepth })
+}
 
 const notSampledTraceparent = () => {
   const ids = crypto.randomUUID().replaceAll("-", "")
