@@ -18,18 +18,21 @@ export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<Job
 /**
  * Jobs of a kind one instance has in hand at once, unless JOB_CONCURRENCY says otherwise. Kinds
  * run in batches (of 32) hold several batches each, so that the pipeline keeps pace with a steady
- * flood of tickets rather than building a backlog it works off later. Measured with `npm run bench`
- * on PostgreSQL (a 10 s burst of creates at full speed, then steady rates for 60 s), 2026-11-26:
- * one batch of each in flight and 64 deliveries created 961-1,133 tickets a second in the burst,
- * worked it off 8-9 s after, and kept both lags under 1 s only at 20 % of that rate (triage fell
- * behind first); four triage batches, two duplicate-check batches and 256 deliveries: 815 a second
- * in the burst, worked off 1.2 s after, and 80 % of it held for a minute (triage p99 386 ms,
- * delivery p99 165 ms); in a second run 961 a second, worked off 1.3 s after, and at 80 % both
- * lags stayed under 400 ms while the creates fell 5.5 % short of the rate asked.
+ * flood of tickets rather than building a backlog it works off later; no more than that, since the
+ * jobs share the process with the requests. Measured with `npm run bench` on PostgreSQL (a 10 s
+ * burst of creates at full speed, then steady rates), 2026-11-26: one batch of each in flight and
+ * 64 deliveries worked a burst off 8-9 s after, and kept both lags under 1 s only at 20 % of its
+ * rate (triage fell behind first); four triage batches, two duplicate-check batches and 256
+ * deliveries worked it off 1.2-1.3 s after and held 80-100 % of it. 2026-11-27, two triage
+ * batches and one duplicate-check batch against those four and two: the burst rose from 1,118 to
+ * 1,312 creates a second (create p99 114 ms to 86), worked off 4.5 s after instead of 1.3, and a
+ * steady 1,050 a second (80 %) held with triage lag p99 343 ms. Beside the requests it weighs on
+ * them less: three rounds of creates at full load gave 1,770-2,099 a second against 1,649-1,773,
+ * create p99 64-70 ms against 73-92, and peak memory 235 MB against 285.
  */
 const defaultConcurrency: Record<JobKind, number> = {
-  triage: 128,
-  duplicate_check: 64,
+  triage: 64,
+  duplicate_check: 32,
   error_link: 4,
   // an attempt mostly waits on the receiver: many in flight cost little
   webhook_delivery: 256,
