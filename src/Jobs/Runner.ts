@@ -28,11 +28,17 @@ export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<Job
  * 1,312 creates a second (create p99 114 ms to 86), worked off 4.5 s after instead of 1.3, and a
  * steady 1,050 a second (80 %) held with triage lag p99 343 ms. Beside the requests it weighs on
  * them less: three rounds of creates at full load gave 1,770-2,099 a second against 1,649-1,773,
- * create p99 64-70 ms against 73-92, and peak memory 235 MB against 285.
+ * create p99 64-70 ms against 73-92, and peak memory 235 MB against 285. But over the bench's full
+ * 60 s steady runs two and one fell behind at 80 % (1,123 and 1,030 a second: triage p99 6.5 s, or
+ * 3.2 s of work left at the end), where four and two held 80 % (920 a second) and three triage
+ * batches and one and a half duplicate-check batches held 80 % too (882 a second, triage p99
+ * 261 ms). Three and one and a half it is: beside the requests, two rounds of creates at full load
+ * kept p99 at 87 ms (the peer's 92 and 104) and peak memory at 242 MB, where four and two let the
+ * second round's p99 reach 111 ms (the peer's 104).
  */
 const defaultConcurrency: Record<JobKind, number> = {
-  triage: 64,
-  duplicate_check: 32,
+  triage: 96,
+  duplicate_check: 48,
   error_link: 4,
   // an attempt mostly waits on the receiver: many in flight cost little
   webhook_delivery: 256,
