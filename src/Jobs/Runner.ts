@@ -32,9 +32,9 @@ export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<Job
  * 60 s steady runs two and one fell behind at 80 % (1,123 and 1,030 a second: triage p99 6.5 s, or
  * 3.2 s of work left at the end), where four and two held 80 % (920 a second) and three triage
  * batches and one and a half duplicate-check batches held 80 % too (882 and 1,027 a second in
- * two runs, triage p99 261 and 280 ms). Three and one and a half it is: beside the requests, two rounds of creates at full load
- * kept p99 at 87 ms (the peer's 92 and 104) and peak memory at 242 MB, where four and two let the
- * second round's p99 reach 111 ms (the peer's 104).
+ * two runs, triage p99 261 and 280 ms). Three and one and a half it is: beside the requests,
+ * two rounds of creates at full load kept p99 at 87 ms (the peer's 92 and 104) and peak memory
+ * at 242 MB, where four and two let the second round's p99 reach 111 ms (the peer's 104).
  */
 const defaultConcurrency: Record<JobKind, number> = {
   triage: 96,
