@@ -2,7 +2,8 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { builtFrom } from "../Http/Groups.ts"
+import { answeredDirectly, builtFrom } from "../Http/Groups.ts"
+import { HealthApi } from "./Api.ts"
 import { RateLimit } from "../Http/RateLimit.ts"
 import { Readiness } from "./Readiness.ts"
 import { serviceName, serviceVersion } from "./Version.ts"
@@ -15,13 +16,15 @@ const degraded = HttpServerResponse.jsonUnsafe({ status: "degraded", service: se
 
 /**
  * The handlers close over the services they use, so the group is built from nothing and its
- * requests, the most frequent of all (every probe of every balancer), get nothing merged in.
+ * requests get nothing merged in. Liveness, the most frequent request of all (every probe of
+ * every balancer), reads no input: the router answers it directly.
  */
 export const HealthHttpLive = Layer.unwrap(Effect.gen(function*() {
   const rateLimit = yield* RateLimit
   const readiness = yield* Readiness
+  const liveness = Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded)
   return HttpApiBuilder.group(Api, "health", (handlers) =>
     handlers
-      .handleRaw("health", () => Effect.sync(() => rateLimit.storeReachable() ? healthy : degraded))
-      .handle("ready", () => readiness.check())).pipe(builtFrom())
+      .handleRaw("health", () => liveness)
+      .handle("ready", () => readiness.check())).pipe(builtFrom(), answeredDirectly(HealthApi, "health", liveness))
 }))

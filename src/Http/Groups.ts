@@ -1,4 +1,7 @@
 import { Context, Effect, Layer, type Scope } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { HttpRouter } from "effect/http"
+import type { HttpApiGroup } from "effect/http-api"
 
 type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Service.Identifier<Keys[number]>
 
@@ -31,3 +34,38 @@ const buildOf = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
   (layer as unknown as {
     readonly build: (memoMap: Layer.MemoMap, scope: Scope.Scope) => Effect.Effect<Context.Context<A>, E, R>
   }).build.bind(layer)
+
+/**
+ * A group's endpoint answered by `answer` straight from the router. HttpApiBuilder runs every
+ * request of an endpoint through a generator, error reporting, a catch and a merge of the group's
+ * context into the request's, to decode its input and encode its output; an endpoint that reads
+ * no input and whose answer is a ready response needs none of it, and for the liveness probe,
+ * the most frequent request of all, that was about 6 % of its CPU. The endpoint stays in the
+ * contract (OpenAPI, the typed client, the envelope's routes) and in the group's handlers, which
+ * must answer it the same way: only its route is replaced.
+ *
+ * HttpApiBuilder.layer adds each group's routes, as the group's layer lists them, to the router;
+ * that list is not in the types, so a build whose group holds no such route fails at start
+ * rather than serving the endpoint the slow way unnoticed.
+ */
+export const answeredDirectly = <Name extends string>(
+  group: Pick<HttpApiGroup.Top, "key" | "identifier"> & {
+    readonly endpoints: Record<Name, { readonly method: string; readonly path: string }>
+  },
+  endpoint: Name,
+  answer: Effect.Effect<HttpServerResponse.HttpServerResponse>
+) =>
+<A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.fromBuild((memoMap, scope) =>
+    Effect.flatMap(buildOf(layer)(memoMap, scope), (context) => {
+      const { method, path } = group.endpoints[endpoint]
+      const routes = (context.mapUnsafe.get(group.key) as { routes?: Array<HttpRouter.Route<any, any>> } | undefined)?.routes
+      const at = routes?.findIndex((route) => route.method === method && route.path === path) ?? -1
+      if (routes === undefined || at === -1) {
+        return Effect.die(new Error(`the routes of HttpApiGroup "${group.identifier}" hold no route for "${endpoint}"`))
+      }
+      // nothing in a ready answer to interrupt; the router then skips making the fiber interruptible
+      routes[at] = HttpRouter.route(routes[at]!.method, routes[at]!.path, answer, { uninterruptible: true })
+      return Effect.succeed(context)
+    })
+  )
