@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Stream } from "effect"
+import { Context, Duration, Effect, Latch, Layer, Option, Stream } from "effect"
 import { DatabaseInfo, type ListenEvent } from "../Database/Database.ts"
 import { NotFound } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
@@ -7,6 +7,7 @@ import { type KeyRow, type NewKey, ProjectsRepo } from "./Repo.ts"
 import { newApiKey, sha256 } from "./Secrets.ts"
 
 const projectNotFound = new NotFound({ message: "project not found" })
+const keyNotFound = new NotFound({ message: "API key not found" })
 
 /** A fresh key: what is stored (its hash) and what is shown once (the key itself). */
 const freshKey = (name: string | null, scope: KeyScope): { readonly apiKey: string; readonly stored: NewKey } => {
@@ -17,6 +18,9 @@ const freshKey = (name: string | null, scope: KeyScope): { readonly apiKey: stri
 /** Keys a busy instance holds in memory at most; past it the cache starts over. */
 const maxCachedKeys = 10_000
 
+/** How long a revocation waits to hear its notification back before it answers anyway. */
+const echoTimeout = Duration.seconds(1)
+
 export class Projects extends Context.Service<Projects>()("app/Projects", {
   make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
@@ -26,21 +30,30 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
      * Keys found recently, so that a request costs no key lookup. They are held by the key itself,
      * which the process has in hand on every request anyway (hashing it first would cost each
      * request more than the lookup); only the database keeps hashes, for keys at rest. Every
-     * revocation, on any instance, empties it (NOTIFY api_keys at commit), and it is not used at
-     * all while the listening connection is down, so a revoked key is refused on the next request
+     * revocation, on any instance, empties it (NOTIFY api_keys at commit, and the revocation
+     * answers once the notification has come back: `revokeKey`), and it is not used at all while
+     * the listening connection is down, so a revoked key is refused on the next request
      * everywhere. A lookup that started before a revocation does not put its answer back (the
      * generation).
      */
     const knownKeys = new Map<string, KeyRow>()
     let listening = false
     let generation = 0
-    const forgetKeys = (event: ListenEvent) => {
+    const forgetKeys = () => {
       generation++
       knownKeys.clear()
+    }
+    /** Revocations of this instance waiting to hear their notification back. */
+    const awaitingEcho = new Set<Latch.Latch>()
+    const heard = (event: ListenEvent) => {
+      forgetKeys()
       if (event !== "notified") listening = event === "subscribed"
+      // a connection lost or made again also ends the wait: the cache was emptied either way
+      for (const echo of awaitingEcho) echo.openUnsafe()
+      awaitingEcho.clear()
     }
     yield* database.listen("api_keys").pipe(
-      Stream.runForEach((event) => Effect.sync(() => forgetKeys(event))),
+      Stream.runForEach((event) => Effect.sync(() => heard(event))),
       Effect.withTracerEnabled(false),
       Effect.forkScoped
     )
@@ -81,12 +94,34 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       return { key_id: keyId, api_key: key.apiKey, scope } satisfies KeyCreated
     })
 
+    /**
+     * A revocation answers once this instance has heard its notification back. PostgreSQL signals
+     * every listening connection at the commit, so by then the others have been sent it too, and
+     * a client that goes on to another instance finds the key refused there: answering at the
+     * commit left only the client's next round trip for the notification to get through, which a
+     * busy machine once took longer than. An earlier notification still on its way can end the
+     * wait a little early; it is bounded, as a notification that never comes must not hold the
+     * answer.
+     */
     const revokeKey = Effect.fn("Projects.revokeKey")(function*(projectId: string, keyId: string) {
       yield* requireProject(projectId)
-      const revoked = isUuid(keyId) ? yield* repo.revokeKey(projectId, keyId) : false
-      if (!revoked) return yield* new NotFound({ message: "API key not found" })
-      // this instance forgets at once, without waiting for its own notification
-      forgetKeys("notified")
+      if (!isUuid(keyId)) return yield* keyNotFound
+      yield* Effect.acquireUseRelease(
+        // in place before the commit: the notification can arrive before the statement's answer
+        Effect.sync(() => {
+          const echo = Latch.makeUnsafe(!listening)
+          awaitingEcho.add(echo)
+          return echo
+        }),
+        (echo) =>
+          Effect.gen(function*() {
+            if (!(yield* repo.revokeKey(projectId, keyId))) return yield* keyNotFound
+            // this instance forgets at once
+            forgetKeys()
+            yield* Effect.timeoutOption(echo.await, echoTimeout)
+          }),
+        (echo) => Effect.sync(() => awaitingEcho.delete(echo))
+      )
     })
 
     const listKeys = Effect.fn("Projects.listKeys")(function*(projectId: string) {

@@ -3,10 +3,10 @@
  * as the notifications that empty it. These tests take the notifications away on purpose.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "../support/Eventually.ts"
-import { createProject, TestServer, testServer } from "../support/TestServer.ts"
+import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
 
 const postgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ""
 
@@ -41,5 +41,35 @@ describe.skipIf(!postgres)("the key cache on PostgreSQL", () => {
       expect(yield* statusOf(fresh.key)).toBe(200)
       expect(yield* statusOf(key)).toBe(401)
     }), 60_000)
+
+  it.effect("answers a revocation only once the connection that hears revocations has heard it", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const sql = yield* SqlClient.SqlClient
+      const { key, keyId, projectId } = yield* createProject(server, "Echo")
+      expect(yield* statusOf(key)).toBe(200)
+      const [listener] = yield* sql<{ pid: number }>`
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'LISTEN%api_keys%'`
+      expect(listener).toBeDefined()
+      // the listening connection's server process, held still: it cannot pass the notification on
+      process.kill(listener!.pid, "SIGSTOP")
+      yield* Effect.addFinalizer(() => Effect.sync(() => process.kill(listener!.pid, "SIGCONT")))
+      const admin = yield* server.api(adminToken)
+      const revocation = yield* Effect.forkChild(admin.admin.revokeKey({ params: { pid: projectId, key_id: keyId } }))
+      // committed, and still unanswered: it waits for the notification (up to a second)
+      yield* eventually(
+        "the revocation to be committed",
+        Effect.map(sql<{ revoked: boolean }>`SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ${keyId}`, ([row]) => ({
+          done: row?.revoked === true,
+          value: row
+        }))
+      )
+      yield* Effect.sleep("300 millis")
+      expect(revocation.pollUnsafe()).toBeUndefined()
+      process.kill(listener!.pid, "SIGCONT")
+      yield* Fiber.join(revocation)
+      expect(yield* statusOf(key)).toBe(401)
+    }).pipe(Effect.scoped), 60_000)
   })
 })
