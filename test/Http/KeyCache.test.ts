@@ -14,7 +14,9 @@ const statusOf = (key: string) =>
   Effect.flatMap(Effect.service(TestServer), (server) =>
     Effect.promise(() => server.request("GET", "/v1/articles/search?q=anything", { key }).then((r) => r.status)))
 
-// Needs a PostgreSQL server: only there can the listening connection be cut from outside.
+// Needs a PostgreSQL server: only there can the listening connection be cut from outside. The
+// second test also holds that connection's server process still with a signal, so the server must
+// run on this machine as a user this one may signal (as in CI, where both are root).
 describe.skipIf(!postgres)("the key cache on PostgreSQL", () => {
   layer(testServer("postgres", { RATE_LIMIT_PER_MINUTE: "1000000" }), { excludeTestServices: true })((it) => {
   it.effect("is not trusted while the connection that hears revocations is down, and trusted again once it is back", () =>
