@@ -1,6 +1,5 @@
 import { Context, Effect, Layer, type Scope } from "effect"
-import type { HttpServerResponse } from "effect/http"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, type HttpServerResponse } from "effect/http"
 import type { HttpApiGroup } from "effect/http-api"
 
 type Identifiers<Keys extends ReadonlyArray<Context.Key<any, any>>> = Context.Service.Identifier<Keys[number]>
