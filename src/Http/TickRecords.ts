@@ -6,12 +6,13 @@ import { createHook } from "node:async_hooks"
  *
  * Node builds a record for every `process.nextTick` (its streams call it about seven times per
  * HTTP request) from an object literal with computed keys, whose hidden classes V8 reaches through
- * transitions it holds only weakly. In some processes (every one on the embedded database, and
- * some on PostgreSQL) those records came to be built in V8's slow runtime path: 11-12 % of the CPU
- * of a /health request, against 1 % in raw node:http. With one record kept alive from before the
- * service is loaded, the share stays at 1 % (README, "Performance, as measured here"); kept from
- * inside the bundle, after it was loaded, it did not help. Node hands each record to an async
- * hook's `init`, and the hook is disabled again at once: no request ever runs under it.
+ * transitions it holds only weakly. In some processes (every one measured on the embedded database
+ * in memory, and some on PostgreSQL) those records came to be built in V8's slow runtime path:
+ * 11-12 % of the CPU of a /health request, against 1 % in raw node:http. With one record kept
+ * alive from before the service is loaded, the share stays at 1 % (README, "Performance, as
+ * measured here"); kept from inside the bundle, after it was loaded, it did not help. Node hands
+ * each record to an async hook's `init`, and the hook is disabled again at once: no request ever
+ * runs under it.
  */
 export const keptTickRecords: ReadonlyArray<object> = (() => {
   const kept: Array<object> = []
