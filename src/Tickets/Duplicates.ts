@@ -60,21 +60,21 @@ export const trigramSimilarity = (a: ReadonlySet<string>, b: ReadonlySet<string>
 }
 
 /**
- * For each checked ticket, the earlier ticket of its project it most likely repeats, when the
- * score reaches `threshold`: among its 100 newest open earlier candidates (of the last 30 days),
- * the five closest by subject (a bonus for the same sender) are scored by subject and the start
- * of the body. Only earlier tickets qualify, so two tickets never point at each other.
+ * The earlier ticket of its project a checked ticket most likely repeats, when the score reaches
+ * `threshold`: among its 100 newest open earlier candidates (of the last 30 days), the five
+ * closest by subject (a bonus for the same sender) are scored by subject and the start of the
+ * body. Only earlier tickets qualify, so two tickets never point at each other. One scorer serves
+ * a whole batch, so each text of it is cut into trigrams once; it scores one ticket at a call, so
+ * a caller can give the event loop back between tickets.
  */
-export const closestEarlier = (rows: ReadonlyArray<DuplicateCandidate>, threshold: number): Array<DuplicateMatch> => {
+export const duplicateScorer = (rows: ReadonlyArray<DuplicateCandidate>, threshold: number) => {
   const cut = new Map<string, ReadonlySet<string>>()
   const trigrams = (text: string) => {
     let found = cut.get(text)
     if (found === undefined) cut.set(text, found = trigramsOf(text))
     return found
   }
-  const matches: Array<DuplicateMatch> = []
-  for (const ticket of rows) {
-    if (!ticket.checked) continue
+  const closestTo = (ticket: DuplicateCandidate): DuplicateMatch | undefined => {
     const subject = trigrams(ticket.subject)
     const scored: Array<{ readonly row: DuplicateCandidate; readonly subject: number; readonly bonus: number }> = []
     for (const row of rows) {
@@ -95,7 +95,13 @@ export const closestEarlier = (rows: ReadonlyArray<DuplicateCandidate>, threshol
         best = { ticketId: ticket.id, duplicateOf: row.id, duplicateOfNumber: row.ticketNumber, score }
       }
     }
-    if (best !== undefined && best.score >= threshold) matches.push(best)
+    return best !== undefined && best.score >= threshold ? best : undefined
   }
-  return matches
+  return { checked: rows.filter((row) => row.checked), closestTo }
+}
+
+/** For each checked ticket of `rows` (newest first), its match by `duplicateScorer`, if any. */
+export const closestEarlier = (rows: ReadonlyArray<DuplicateCandidate>, threshold: number): Array<DuplicateMatch> => {
+  const scorer = duplicateScorer(rows, threshold)
+  return scorer.checked.flatMap((ticket) => scorer.closestTo(ticket) ?? [])
 }

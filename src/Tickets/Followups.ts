@@ -4,7 +4,7 @@ import { type BatchJobHandler, type ClaimedJob, JobFailed, type JobHandler } fro
 import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
-import { closestEarlier } from "./Duplicates.ts"
+import { type DuplicateMatch, duplicateScorer } from "./Duplicates.ts"
 import { TicketsRepo } from "./Repo.ts"
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
@@ -20,6 +20,16 @@ const batchSize = 32
 
 /** Classifications of a batch in flight at once: a network model answers each in its own time. */
 const classifyConcurrency = 8
+
+/**
+ * Gives the event loop back before a ticket's share of a batch's CPU work (the built-in model,
+ * the duplicate scores). A batch's tickets arrive in one query result, and without this the whole
+ * batch was worked in the callback that delivered it: under a flood of creates, with the triage
+ * and duplicate-check batches in flight, requests waited behind 40-180 ms of it at a time (a CPU
+ * profile of the service, 2026-11-27), and those waits were the creates' p99. In between, the
+ * requests that arrived meanwhile go first.
+ */
+const inTurn = <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.andThen(Effect.yieldNow, work)
 
 const issueKey = (issue: { readonly provider?: unknown; readonly id?: unknown }) => `${issue.provider}:${issue.id}`
 
@@ -54,7 +64,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
           const jobOf = new Map(jobs.map((job) => [job.ticketId, job]))
           const runAt = yield* nowIso
           const results = yield* Effect.forEach(tickets, (ticket) =>
-            Effect.map(
+            inTurn(Effect.map(
               triage.classify({
                 subject: ticket.subject,
                 body: ticket.body,
@@ -75,7 +85,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
                   }
                 }
               }
-            ), { concurrency: classifyConcurrency })
+            )), { concurrency: classifyConcurrency })
           yield* repo.applyTriage(results)
         })
     }
@@ -84,7 +94,9 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
       size: batchSize,
       batch: (jobs) =>
         Effect.gen(function*() {
-          const matches = closestEarlier(yield* repo.duplicateCandidates(ticketsOf(jobs)), config.duplicateThreshold)
+          const scorer = duplicateScorer(yield* repo.duplicateCandidates(ticketsOf(jobs)), config.duplicateThreshold)
+          const found = yield* Effect.forEach(scorer.checked, (ticket) => inTurn(Effect.sync(() => scorer.closestTo(ticket))))
+          const matches = found.filter((match): match is DuplicateMatch => match !== undefined)
           if (matches.length > 0) yield* repo.markDuplicates(matches, yield* nowIso)
         })
     }

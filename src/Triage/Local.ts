@@ -8,7 +8,7 @@ import Sentiment from "sentiment"
 import { Categories, type Category, Priorities, type Priority } from "../Domain/Fields.ts"
 import { recordTriage } from "../Observability/Metrics.ts"
 import { projectPath } from "../Paths.ts"
-import { train } from "./Classifier.ts"
+import { features, train } from "./Classifier.ts"
 import { Triage, type TriageInput, type TriageResult } from "./Triage.ts"
 
 export const model = "local-nb-1"
@@ -169,7 +169,9 @@ export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Triage["S
 
   const judge = (input: TriageInput): TriageResult => {
     const tagText = input.tags.join(" ")
-    const category = categories.predict(tagText === "" ? input.body : `${input.body} ${tagText}`, input.subject)
+    // the category model reads the tags too; without any, both models read the same text
+    const plain = features(input.body, input.subject)
+    const category = categories.score(tagText === "" ? plain : features(`${input.body} ${tagText}`, input.subject))
     const sentiment = judgeSentiment(`${input.subject}. ${input.body}`)
 
     const text = `${input.subject} ${input.body}`.toLowerCase().replace(/['\u2019]/g, "")
@@ -192,7 +194,7 @@ export const fromExamples = (training: ReadonlyArray<LabelledTicket>): Triage["S
 
     // Signals shift the model's log odds: reach pulls towards p1, and impact with it; impact alone
     // pulls towards p2; both pull away from p4. The model still decides when nothing is said.
-    const learned = urgency.predict(input.body, input.subject).scores
+    const learned = urgency.score(plain).scores
     const tilt: Record<Priority, number> = {
       p1_critical: 2 * crit + (crit > 0 ? 0.5 * block : 0),
       p2_high: 0.5 * crit + block,

@@ -7,6 +7,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Category, Priority } from "../../src/Domain/Fields.ts"
+import { features, train } from "../../src/Triage/Classifier.ts"
 import * as Local from "../../src/Triage/Local.ts"
 import { Triage, type TriageInput, type TriageResult } from "../../src/Triage/Triage.ts"
 import { triageMock } from "../support/TriageMock.ts"
@@ -142,6 +143,21 @@ layer(NodeServices.layer)("local triage", (it) => {
         ticket("Export is slow", "Exporting tickets to CSV takes a few minutes.", { metadata: { severity: "critical" } })
       )
       expect(priorities.indexOf(hinted.priority.value)).toBeLessThan(priorities.indexOf(plain.priority.value))
+    }))
+
+  it.effect("scores features cut once as it predicts from the text, so two models may share the cut", () =>
+    Effect.gen(function*() {
+      const examples = yield* Local.loadExamples
+      const model = train(examples.map((example) => ({ subject: example.subject, text: example.body, label: example.category })))
+      for (const [subject, body] of [
+        ["Charged twice", "You charged my card twice this month, please refund one of them."],
+        ["", ""],
+        ["Can't log in?", "The login page says my password is wrong; I didn't change it."]
+      ] as const) {
+        expect(model.score(features(body, subject))).toEqual(model.predict(body, subject))
+      }
+      // the subject's words count twice, under a prefix of their own
+      expect([...features("", "Refund")]).toEqual(["refund", "subject:refund"])
     }))
 
   it.effect("answers through the Triage tag, every field in range", () =>
