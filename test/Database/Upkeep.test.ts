@@ -69,3 +69,43 @@ describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: va
       }), 30_000)
   })
 })
+
+describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: pacing", () => {
+  // a rest so long that a table, once kept, is not kept again while the test runs
+  layer(Upkeep.layer("100 millis", 1e6).pipe(Layer.provideMerge(databaseLayer("postgres"))), {
+    excludeTestServices: true,
+    timeout: 60_000
+  })((it) => {
+    it.effect("leaves a table it has just kept alone for its rest, and keeps the others meanwhile", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [setting] = yield* sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`
+        if (setting!.autovacuum !== "off") return
+        const estimates = sql<{ relname: string; reltuples: number }>`
+          SELECT relname, reltuples::int AS reltuples FROM pg_class WHERE relname IN ('rested', 'other') ORDER BY relname`
+        yield* sql`CREATE TABLE rested (id int PRIMARY KEY)`
+        yield* sql`CREATE TABLE other (id int PRIMARY KEY)`
+        yield* sql`ANALYZE rested, other`
+        yield* sql`INSERT INTO rested SELECT generate_series(1, 1000)`
+        yield* eventually(
+          "the first table analyzed",
+          Effect.map(estimates, (rows) => ({ done: rows[1]?.reltuples === 1000, value: rows }))
+        )
+        // both over their thresholds in one transaction, so the server publishes both counts at once
+        yield* sql.withTransaction(Effect.andThen(
+          sql`INSERT INTO rested SELECT generate_series(1001, 3000)`,
+          sql`INSERT INTO other SELECT generate_series(1, 1000)`
+        ))
+        yield* eventually(
+          "the other table analyzed",
+          Effect.map(estimates, (rows) => ({ done: rows[0]?.reltuples === 1000, value: rows }))
+        )
+        // a few rounds more, each of which found the first table over its threshold too
+        yield* Effect.sleep("500 millis")
+        expect(yield* estimates).toEqual([
+          { relname: "other", reltuples: 1000 },
+          { relname: "rested", reltuples: 1000 }
+        ])
+      }), 30_000)
+  })
+})
