@@ -26,7 +26,7 @@ const classifyConcurrency = 8
  * the duplicate scores). A batch's tickets arrive in one query result, and without this the whole
  * batch was worked in the callback that delivered it: under a flood of creates, with the triage
  * and duplicate-check batches in flight, requests waited behind 40-180 ms of it at a time (a CPU
- * profile of the service, 2026-11-27), and those waits were the creates' p99. In between, the
+ * profile of the service, 2026-11-27), waits that reached the creates' p99. In between, the
  * requests that arrived meanwhile go first.
  */
 const inTurn = <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.andThen(Effect.yieldNow, work)
