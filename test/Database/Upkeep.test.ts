@@ -6,12 +6,15 @@ import * as Upkeep from "../../src/Database/Upkeep.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 
-// the keeper runs only on a server
-describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: vacuum and statistics", () => {
-  layer(Upkeep.layer("100 millis").pipe(Layer.provideMerge(databaseLayer("postgres"))), {
+/** The keeper, looking every 100 ms, on a fresh PostgreSQL database: it runs only on a server. */
+const keeperOnPostgres = (restFactor?: number) =>
+  layer(Upkeep.layer("100 millis", restFactor).pipe(Layer.provideMerge(databaseLayer("postgres"))), {
     excludeTestServices: true,
     timeout: 60_000
-  })((it) => {
+  })
+
+describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: vacuum and statistics", () => {
+  keeperOnPostgres()((it) => {
     it.effect("refreshes statistics, where autovacuum is off, once a table has changed by more than 50 rows + 10 %, and merges its GIN indexes' pending entries", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -72,10 +75,7 @@ describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: va
 
 describe.runIf(databaseKinds.includes("postgres"))("table upkeep on postgres: pacing", () => {
   // a rest so long that a table, once kept, is not kept again while the test runs
-  layer(Upkeep.layer("100 millis", 1e6).pipe(Layer.provideMerge(databaseLayer("postgres"))), {
-    excludeTestServices: true,
-    timeout: 60_000
-  })((it) => {
+  keeperOnPostgres(1e6)((it) => {
     it.effect("leaves a table it has just kept alone for its rest, and keeps the others meanwhile", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
