@@ -22,14 +22,38 @@ const batchSize = 32
 const classifyConcurrency = 8
 
 /**
- * Gives the event loop back before a ticket's share of a batch's CPU work (the built-in model,
- * the duplicate scores). A batch's tickets arrive in one query result, and without this the whole
- * batch was worked in the callback that delivered it: under a flood of creates, with the triage
- * and duplicate-check batches in flight, requests waited behind 40-180 ms of it at a time (a CPU
- * profile of the service, 2026-11-27), waits that reached the creates' p99. In between, the
- * requests that arrived meanwhile go first.
+ * How long the batches' CPU work (the built-in model, the duplicate scores) holds the event loop
+ * before it gives it back. A batch's tickets arrive in one query result, and worked whole in the
+ * callback that delivered them, under a flood of creates with the triage and duplicate-check
+ * batches in flight, requests waited behind 40-180 ms of it at a time (a CPU profile of the
+ * service, 2026-11-27), waits that reached the creates' p99. Giving the loop back before every
+ * ticket went too far the other way: each ticket then waited for a whole turn of request work, and
+ * the pipeline fell behind at 80 % of a burst's rate (`npm run bench`, twice, where it had kept
+ * up). A slice of a few milliseconds keeps the waits short and the pipeline's share of the core.
  */
-const inTurn = <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.andThen(Effect.yieldNow, work)
+const sliceMillis = 4
+
+/** When the current slice began (`performance.now()`): one for all the batches of the process. */
+let sliceStartedAt = Number.NEGATIVE_INFINITY
+
+/**
+ * `work`, in the current slice while it lasts, else after the requests that arrived meanwhile.
+ * Of the fibers given the loop back together, the first to run again starts the next slice; the
+ * others run in it while it lasts and give the loop back again after.
+ */
+export const inTurn = <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    if (performance.now() - sliceStartedAt < sliceMillis) return work
+    const gaveBackAt = performance.now()
+    return Effect.andThen(
+      Effect.yieldNow,
+      Effect.suspend(() => {
+        if (sliceStartedAt > gaveBackAt) return inTurn(work)
+        sliceStartedAt = performance.now()
+        return work
+      })
+    )
+  })
 
 const issueKey = (issue: { readonly provider?: unknown; readonly id?: unknown }) => `${issue.provider}:${issue.id}`
 
