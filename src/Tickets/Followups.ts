@@ -29,7 +29,8 @@ const classifyConcurrency = 8
  * service, 2026-11-27), waits that reached the creates' p99. Giving the loop back before every
  * ticket went too far the other way: each ticket then waited for a whole turn of request work, and
  * the pipeline fell behind at 80 % of a burst's rate (`npm run bench`, twice, where it had kept
- * up). A slice of a few milliseconds keeps the waits short and the pipeline's share of the core.
+ * up). A slice of a few milliseconds keeps the waits short and gave the pipeline back most of its
+ * pace (README, "Performance, as measured here").
  */
 const sliceMillis = 4
 
