@@ -37,6 +37,15 @@ const answer: TriageResult = {
 /** CPU time each answer of the model below takes */
 const millisPerAnswer = 1
 
+/** Holds the CPU for `millis`, as a synchronous model or a duplicate score does. */
+const busyFor = (millis: number) =>
+  Effect.sync(() => {
+    const until = performance.now() + millis
+    while (performance.now() < until) {
+      // CPU work
+    }
+  })
+
 /**
  * A model that answers synchronously, as the built-in one does, after `millisPerAnswer` of CPU,
  * and notes the loop's turn of each answer.
@@ -46,14 +55,10 @@ const turnsSeen: Array<number> = []
 let turns: ReturnType<typeof loopTurns> | undefined
 const synchronousTriage = Layer.succeed(Triage, Triage.of({
   classify: () =>
-    Effect.sync(() => {
-      turnsSeen.push(turns?.now() ?? -1)
-      const until = performance.now() + millisPerAnswer
-      while (performance.now() < until) {
-        // the model's CPU work
-      }
-      return answer
-    })
+    Effect.sync(() => turnsSeen.push(turns?.now() ?? -1)).pipe(
+      Effect.andThen(busyFor(millisPerAnswer)),
+      Effect.as(answer)
+    )
 }))
 
 /** How many answers the busiest turn of the loop gave. */
@@ -119,7 +124,7 @@ describe.each(databaseKinds)("follow-up batches on %s", (kind) => {
         expect(written[0]!.n).toBe(batch)
       }))
 
-    it.effect("score a batch's duplicates in slices and still find every repeat", () =>
+    it.effect("mark every repeat in a batch of duplicate checks", () =>
       Effect.gen(function*() {
         const { projectId, ticketIds } = yield* seed
         const { checkDuplicate } = yield* Followups
@@ -140,14 +145,6 @@ describe.each(databaseKinds)("follow-up batches on %s", (kind) => {
 })
 
 describe("a slice of the event loop for the batches' CPU work", () => {
-  const busyFor = (millis: number) =>
-    Effect.sync(() => {
-      const until = performance.now() + millis
-      while (performance.now() < until) {
-        // CPU work
-      }
-    })
-
   /** The loop's turn in which each of `count` pieces of work ran, `concurrency` at a time. */
   const turnsOf = (count: number, work: Effect.Effect<void>, concurrency: number) =>
     Effect.gen(function*() {
