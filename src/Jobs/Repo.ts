@@ -127,14 +127,19 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
           SELECT pg_notify('jobs', 'due') FROM released`.pipe(Rows.run)
 
     /**
-     * Extends the leases of every job this instance still runs; a live instance never loses one.
-     * A row being finished at this moment is skipped, not waited for: two statements locking the
-     * same rows in different orders would deadlock, and that job needs no lease any more.
+     * Extends the leases of the jobs this instance has in hand; a live instance never loses one.
+     * Only those it names: a job whose outcome could not be recorded is no longer in hand, and its
+     * lease must run out for the job to run again. A row being finished at this moment is skipped,
+     * not waited for: two statements locking the same rows in different orders would deadlock, and
+     * that job needs no lease any more.
      */
-    const renewLeases = (owner: string, leaseUntil: number) =>
-      sql`UPDATE jobs SET locked_until = ${iso(leaseUntil)}
+    const renewLeases = (owner: string, leaseUntil: number, jobIds: ReadonlyArray<string>) =>
+      jobIds.length === 0 ? Effect.void : sql`UPDATE jobs SET locked_until = ${iso(leaseUntil)}
           WHERE id IN (
-            SELECT id FROM jobs WHERE status = 'running' AND locked_by = ${owner} FOR UPDATE SKIP LOCKED
+            SELECT id FROM jobs
+            WHERE id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb)))
+              AND status = 'running' AND locked_by = ${owner}
+            FOR UPDATE SKIP LOCKED
           )`.pipe(Rows.run)
 
     /** Forgets finished work: done jobs after a day, failed ones after 30, idempotency keys after 24 h. */

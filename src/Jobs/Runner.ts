@@ -93,10 +93,17 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
 
   const wake = yield* Queue.sliding<void>(1)
 
+  // the jobs whose leases the heartbeat keeps: from their claim until their outcome is recorded,
+  // or could not be; a job let go with its outcome unrecorded runs again once its lease runs out
+  const inHand = new Set<string>()
+  const letGo = (jobs: ReadonlyArray<ClaimedJob>) => Effect.sync(() => jobs.forEach((job) => inHand.delete(job.id)))
+
   // finished jobs are marked done in batches: one statement for all that finished meanwhile
   const finished = yield* Queue.unbounded<ClaimedJob>()
   const markDone = (jobs: ReadonlyArray<ClaimedJob>) =>
-    jobs.length === 0 ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(jobs, now))
+    jobs.length === 0
+      ? Effect.void
+      : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(jobs, now)).pipe(Effect.ensuring(letGo(jobs)))
   const logBookkeeping = Effect.catchCause((cause: Cause.Cause<unknown>) =>
     Effect.logError("recording finished jobs failed; they will run again", cause)
   )
@@ -129,7 +136,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
           ? `job failed (attempt ${job.attempts}); retrying at ${new Date(retryAt.value).toISOString()}: ${error}`
           : `job failed for good after ${job.attempts} attempts: ${error}`
       ).pipe(Effect.annotateLogs({ job_id: job.id, job_kind: job.kind }))
-      yield* repo.fail(job, now, error, Option.getOrUndefined(retryAt))
+      yield* repo.fail(job, now, error, Option.getOrUndefined(retryAt)).pipe(Effect.ensuring(letGo([job])))
       // the claimer's sleep was set before this retry existed: let it look again
       if (Option.isSome(retryAt)) yield* Queue.offer(wake, undefined)
     })
@@ -216,8 +223,11 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       Effect.withTracerEnabled(tracing),
       Effect.onInterrupt(() =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.forEach(jobs, (job) => repo.release(job, now), { discard: true }))
+          .pipe(Effect.ensuring(letGo(jobs)))
       ),
-      Effect.catchCause((cause) => Effect.logError("job bookkeeping failed; its lease will expire", cause)),
+      Effect.catchCause((cause) =>
+        Effect.andThen(letGo(jobs), Effect.logError("job bookkeeping failed; it runs again once its lease runs out", cause))
+      ),
       Effect.ensuring(Effect.suspend(() => {
         busy[kind] -= jobs.length
         return backlog[kind] ? Queue.offer(wake, undefined) : Effect.void
@@ -238,6 +248,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       const handler = handlers[kind]!
       const size = typeof handler === "function" ? 1 : handler.size
       busy[kind] += jobs.length
+      for (const job of jobs) inHand.add(job.id)
       for (let start = 0; start < jobs.length; start += size) {
         yield* FiberSet.run(running, runJobs(kind, jobs.slice(start, start + size), handler))
       }
@@ -268,7 +279,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
-  yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis)).pipe(
+  yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis, [...inHand])).pipe(
     Effect.catchCause((cause) => Effect.logError("renewing job leases failed", cause)),
     Effect.repeat(Schedule.spaced(Duration.millis(leaseMillis / 3))),
     Effect.withTracerEnabled(false),

@@ -226,6 +226,36 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       yield* eventually("the job to be done", firstRow(sql<{ status: string }>`SELECT status FROM jobs`, (r) => r.status === "done"))
     }), { timeout: 30_000 })
 
+  it.live("runs a job again when its outcome could not be recorded, rather than keeping its lease", () =>
+    Effect.gen(function*() {
+      // heartbeats every third of a second: one that kept renewing the lease would hold the job forever
+      const db = yield* database(kind, { JOB_POLL_INTERVAL: "200ms", JOB_LEASE: "1s" })
+      const shared = yield* Layer.build(db)
+      const sql = Context.get(shared, SqlClient.SqlClient)
+      const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('lost outcome') RETURNING id`
+      let completions = 0
+      // the database goes away while the first outcome is written
+      const flakyRepo = Layer.effect(
+        JobsRepo,
+        Effect.map(JobsRepo.make, (repo) =>
+          JobsRepo.of({
+            ...repo,
+            complete: (jobs, now) => ++completions === 1 ? Effect.die(new Error("connection lost")) : repo.complete(jobs, now)
+          }))
+      )
+      const ran: Array<number> = []
+      const handler: JobHandler = (job) => Effect.sync(() => void ran.push(job.attempts))
+      yield* Layer.build(RunnerLive.pipe(
+        Layer.provide(Layer.succeed(JobHandlers, { triage: handler })),
+        Layer.provide(flakyRepo),
+        Layer.provide(Layer.succeedContext(shared))
+      ))
+      yield* enqueue(sql, [{ kind: "triage", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
+      yield* eventually("the second run, once the lease ran out", atLeast(() => ran.length, 2))
+      expect(ran).toEqual([1, 2])
+      yield* eventually("the job to be done", firstRow(sql<{ status: string }>`SELECT status FROM jobs`, (r) => r.status === "done"))
+    }), { timeout: 30_000 })
+
   it.live("hands unfinished jobs back when it stops, without counting the attempt", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_SHUTDOWN_GRACE: "200ms" })
