@@ -1,6 +1,7 @@
 /**
  * The job runner over the real database: the webhook schedule walked with TestClock, several
- * runners sharing one queue, a dead instance's lease, and handing jobs back at shutdown.
+ * runners sharing one queue, a dead instance's lease, a job whose outcome could not be recorded,
+ * and handing jobs back at shutdown.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
