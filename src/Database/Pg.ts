@@ -14,10 +14,11 @@ export const applicationName = `support-ticketing ${crypto.randomUUID().slice(0,
  *
  * The driver batches the statements submitted before its next microtask, but Node runs the
  * microtasks after each HTTP request's callback, so under load every request wrote its statement
- * on its own: a write, and a wake-up of the server's process, per statement (a tenth of the CPU of
- * a ticket read). Held back (corked) until the loop's check phase, the statements of every request
- * read in one poll phase go out together; the delay is the rest of that phase, which Node would
- * spend on the other requests before the server's answer could be read anyway.
+ * on its own: a write, and a wake-up of the server's process, per statement (a sixth of the
+ * service's busy time under a load of ticket reads). Held back (corked) until the loop's check
+ * phase, the statements of every request read in one poll phase go out together; the delay is the
+ * rest of that phase, which Node would spend on the other requests before the server's answer
+ * could be read anyway.
  *
  * The socket's own `write` is wrapped, after `connect`: Node's `connect` puts its `write` back on
  * the instance, which would undo an override made in a subclass or before.
