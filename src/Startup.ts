@@ -5,6 +5,7 @@ import { AdminToken } from "./Admin/AdminToken.ts"
 import { AppConfig, type Settings } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
 import { DataDirInUse } from "./Database/DataDirLock.ts"
+import * as Pg from "./Database/Pg.ts"
 import { seedDemo } from "./Demo/Demo.ts"
 import { serviceName, serviceVersion } from "./Health/Version.ts"
 import { Projects } from "./Projects/Projects.ts"
@@ -32,7 +33,12 @@ const databaseLine = (config: Settings) =>
       try {
         const parsed = new URL(url)
         const name = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || decodeURIComponent(parsed.username) || "postgres"
-        return `PostgreSQL at ${hostOf(url, 5432)}, database ${name}`
+        // where the connections really go, `?host=` and a Unix socket included
+        const endpoint = Pg.endpointOf(url)
+        const at = "path" in endpoint
+          ? endpoint.path
+          : `${endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`
+        return `PostgreSQL at ${at}, database ${name}`
       } catch {
         return "PostgreSQL at DATABASE_URL"
       }

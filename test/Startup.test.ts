@@ -210,6 +210,19 @@ describe("the start-up lines", () => {
     expect(lines.join("\n")).not.toMatch(/secret/)
   })
 
+  it("name the server the connections go to, a Unix socket or a host parameter included", async () => {
+    const database = async (url: string) => (await linesOf({ DATABASE_URL: url, HOST: "127.0.0.1" }))[1]
+    expect(await database("postgres:///tickets?host=/var/run/postgresql")).toBe(
+      "  database:      PostgreSQL at /var/run/postgresql/.s.PGSQL.5432, database tickets"
+    )
+    expect(await database("postgres://app@ignored/tickets?host=db2&port=7000")).toBe(
+      "  database:      PostgreSQL at db2:7000, database tickets"
+    )
+    expect(await database("postgres://app@[::1]:5433/tickets")).toBe(
+      "  database:      PostgreSQL at [::1]:5433, database tickets"
+    )
+  })
+
   it("say when the embedded database lives only in memory", async () => {
     const lines = await linesOf({ DATA_DIR: "memory://", HOST: "127.0.0.1" })
     expect(lines.slice(0, 4)).toEqual([
