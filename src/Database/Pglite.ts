@@ -1,5 +1,3 @@
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Queue, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -27,6 +25,10 @@ const open = (dataDir: string) =>
       // writes: the lock is taken first and let go only after the database is closed
       yield* DataDirLock.hold(dataDir)
     }
+    // loaded only here: a service on PostgreSQL never needs PGlite's 7 MB of code in memory
+    const [{ PGlite }, { pg_trgm }] = yield* Effect.promise(() =>
+      Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm")])
+    )
     return yield* Effect.acquireRelease(
       Effect.promise(() => PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm } })),
       (db) => Effect.promise(() => db.close())
