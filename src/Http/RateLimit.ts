@@ -150,15 +150,22 @@ const StoreLive = Layer.unwrap(AppConfig.useSync((config) =>
   })
 ))
 
-const seconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toSeconds(duration)))
+const secondsOf = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
+
+const seconds = (duration: Duration.Duration) => secondsOf(Duration.toMillis(duration))
 
 /** Fixed windows of one minute per key; the RateLimit-* headers go on every response it governs. */
 export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit", {
   make: Effect.gen(function*() {
-    const limiter = yield* RateLimiter.RateLimiter
+    const budgets = yield* RateLimiter.RateLimiterStore
     const config = yield* AppConfig
     const limit = config.rateLimitPerMinute
     const store = yield* StoreReachable
+    // RateLimiter.consume works these out again on every call, with the Durations, options and
+    // result objects that go with them: about 1 KB of garbage on each request behind a key.
+    // Asked of the store directly, with what consume would ask it, a request pays for its count
+    // alone; the answers are consume's, worked out here.
+    const refillRate = Duration.divideUnsafe(window, limit)
 
     const headers = (remaining: number, reset: number, retryAfter?: number) =>
       HttpEffect.appendPreResponseHandler((_request, response) =>
@@ -170,29 +177,33 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
         }))
       )
 
+    const refused = (key: string, retryAfter: number) =>
+      // the HttpApi writes the 429 from the contract's error schema, which has no headers
+      Effect.andThen(
+        Effect.andThen(
+          Effect.withFiber((fiber) =>
+            Effect.succeed(recordRefusal(fiber.context, key.startsWith("addr:") ? "address" : "key"))
+          ),
+          headers(0, retryAfter, retryAfter)
+        ),
+        Effect.fail(new RateLimited({
+          message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
+          retryAfterSeconds: retryAfter
+        }))
+      )
+
+    // a budget below one request never lets one through (consume refuses it before counting)
+    const alwaysRefused = (key: string) => refused(key, seconds(window))
+
     /** Counts one request against `key`; fails with 429 past the budget. */
     const check = (key: string) =>
-      Effect.matchEffect(limiter.consume({ algorithm: "fixed-window", onExceeded: "fail", window, limit, key }), {
-        onSuccess: (result) => headers(result.remaining, seconds(result.resetAfter)),
-        onFailure: (error) => {
-          // the limiter's store being down must not take the whole API down with it; the store
-          // logs its outage, once
-          if (error.reason._tag !== "RateLimitExceeded") return headers(limit, 60)
-          const retryAfter = seconds(error.reason.retryAfter)
-          // the HttpApi writes the 429 from the contract's error schema, which has no headers
-          return Effect.andThen(
-            Effect.andThen(
-              Effect.withFiber((fiber) =>
-                Effect.succeed(recordRefusal(fiber.context, key.startsWith("addr:") ? "address" : "key"))
-              ),
-              headers(0, retryAfter, retryAfter)
-            ),
-            Effect.fail(new RateLimited({
-              message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
-              retryAfterSeconds: retryAfter
-            }))
-          )
-        }
+      limit < 1 ? alwaysRefused(key) : Effect.matchEffect(budgets.fixedWindow({ key, tokens: 1, refillRate, limit }), {
+        // the count with this request, and the milliseconds until the window has room again
+        onSuccess: ([counted, ttlMillis]) =>
+          counted > limit ? refused(key, secondsOf(ttlMillis)) : headers(limit - counted, secondsOf(ttlMillis)),
+        // the limiter's store being down must not take the whole API down with it; the store
+        // logs its outage, once
+        onFailure: () => headers(limit, 60)
       })
 
     return {
@@ -204,8 +215,5 @@ export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit"
     }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide(RateLimiter.layer),
-    Layer.provide(StoreLive)
-  )
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(StoreLive))
 }
