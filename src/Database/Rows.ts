@@ -1,5 +1,5 @@
 import { Effect, type Option, Schema } from "effect"
-import { type SqlClient, SqlError } from "effect/sql"
+import { type SqlClient, SqlError, type Statement } from "effect/sql"
 
 /**
  * How repositories read rows: every row decoded by its Schema where the query is defined, and a
@@ -33,6 +33,27 @@ export const some = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>): 
 /** A statement whose rows nobody reads. */
 export const run = <E, R>(query: Effect.Effect<unknown, E, R>): Effect.Effect<void, never, R> =>
   Effect.orDie(Effect.asVoid(query))
+
+/**
+ * A statement of one fixed shape whose SQL text is compiled once, here, instead of on every run:
+ * `build` is called with a marker in place of each argument, and each call puts its arguments
+ * where the markers landed. A statement written from fragments joins its text piece by piece on
+ * every run, keeps that text while its query waits on a busy connection, and the driver hashes it
+ * again to find its prepared statement; on a ticket read that was a few hundred short-lived
+ * strings and objects, and some of them lived long enough to be copied by young collections.
+ * For the hot reads only: the statement runs as the same text and parameters either way.
+ */
+export const compiledOnce = <Args extends ReadonlyArray<string>>(
+  sql: SqlClient.SqlClient,
+  build: (...args: Args) => Statement.Statement<unknown>
+): (...args: Args) => Statement.Statement<object> => {
+  const markers = Array.from({ length: build.length }, (_, i) => `\u0000compiledOnce argument ${i}\u0000`)
+  const [text, params] = build(...(markers as unknown as Args)).compile()
+  const places = params.map((param) => markers.indexOf(param as string))
+  const unused = markers.filter((_, i) => !places.includes(i))
+  if (unused.length > 0) throw new Error(`compiledOnce: ${unused.length} of ${markers.length} arguments never reach the SQL`)
+  return (...args) => sql.unsafe(text, places.map((place, i) => place === -1 ? params[i] : args[place]))
+}
 
 /**
  * A timestamptz column as the API shows it (ISO 8601, UTC, milliseconds), formatted by the

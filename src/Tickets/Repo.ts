@@ -379,11 +379,15 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
     const updatedAt = Rows.isoUtc(sql, "t.updated_at")
     const ticketTimes = sql`${createdAt} AS created_at, ${updatedAt} AS updated_at`
 
-    const findPublic = (projectId: string, ticketId: string) =>
+    // every ticket read of the published API runs this one
+    const publicTicket = Rows.compiledOnce(sql, (projectId: string, ticketId: string) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
           ${ticketTimes}, t.sender_email, ${publicConversation} AS messages
-        FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
+        FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`)
+
+    const findPublic = (projectId: string, ticketId: string) =>
+      publicTicket(projectId, ticketId).pipe(
         Rows.first(PublicRow),
         Effect.map(Option.map((row) => ({
           ticket: {
