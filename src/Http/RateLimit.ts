@@ -1,7 +1,6 @@
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { RateLimiter, Redis } from "effect/persistence"
-import { createClient } from "redis"
 import { AppConfig } from "../Config.ts"
 import { RateLimited } from "../Domain/Errors.ts"
 import { recordRefusal } from "../Observability/Metrics.ts"
@@ -34,6 +33,9 @@ const describeCause = (cause: unknown) => cause instanceof Error ? `${cause.name
  */
 const redisStore = (url: string) =>
   Layer.effectContext(Effect.gen(function*() {
+    // loaded only when REDIS_URL asks for it: node-redis's command tables are thousands of
+    // objects that every full collection would otherwise mark for nothing
+    const { createClient } = yield* Effect.promise(() => import("redis"))
     const client = yield* Effect.acquireRelease(
       Effect.sync(() =>
         createClient({

@@ -1,5 +1,4 @@
 import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { createTransport } from "nodemailer"
 import { AppConfig } from "../Config.ts"
 
 export interface Mail {
@@ -34,6 +33,8 @@ export class Mailer extends Context.Service<Mailer, {
     const config = yield* AppConfig
     const smtpUrl = config.smtpUrl
     if (Option.isNone(smtpUrl)) return Mailer.unconfigured
+    // loaded only when SMTP_URL asks for it, for the same reason as node-redis (Http/RateLimit)
+    const { createTransport } = yield* Effect.promise(() => import("nodemailer"))
     const transport = yield* Effect.acquireRelease(
       Effect.sync(() => createTransport(Redacted.value(smtpUrl.value), { from: config.mailFrom })),
       (transport) => Effect.sync(() => transport.close())
