@@ -1,7 +1,7 @@
 /**
- * The next-tick record kept from before the service loads (src/Http/TickRecords.ts): that it is
- * one of Node's own, and that the commands starting the service load it first. What it saves is
- * CPU per request, which the benchmarks measure (README, "Performance, as measured here").
+ * The next-tick record kept from before the service loads (src/Http/TickRecords.ts, loaded by the
+ * preload src/Http/Preload.ts): that it is one of Node's own, and that the commands starting the
+ * service load it first. What it saves is CPU per request, which the benchmarks measure (README, "Performance, as measured here").
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url"
 import { keptTickRecords } from "../../src/Http/TickRecords.ts"
 
 const root = new URL("../../", import.meta.url)
-const source = "src/Http/TickRecords.ts"
-const built = "dist/tick-records.mjs"
+const source = "src/Http/Preload.ts"
+const built = "dist/preload.mjs"
 const scripts: Record<string, string> = JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts
 
 describe("the kept next-tick record", () => {
@@ -44,9 +44,9 @@ describe("the kept next-tick record", () => {
     expect(command[0]).toBe("esbuild")
     expect(command[1]).toBe(source)
     expect(command).toContain(`--outfile=${built}`)
-    const dir = mkdtempSync(join(tmpdir(), "tick-records-"))
+    const dir = mkdtempSync(join(tmpdir(), "preload-"))
     try {
-      const outfile = join(dir, "tick-records.mjs")
+      const outfile = join(dir, "preload.mjs")
       const esbuild = fileURLToPath(new URL("node_modules/.bin/esbuild", root))
       execFileSync(esbuild, [...command.slice(1).map((arg) => arg === `--outfile=${built}` ? `--outfile=${outfile}` : arg)], {
         cwd: fileURLToPath(root)
