@@ -7,10 +7,10 @@
  * keeps what an arena has freed for that thread's later use. A Node process has a dozen threads
  * (V8's helpers, libuv's pool), and under load their arenas held 20-25 MB of RSS that the service
  * never used again. That headroom is what lets V8's old generation grow to twice what is live
- * before each full collection (`--heap-growing-percent=100` in `npm start`): with one arena, the
- * four benchmark scenarios in turn peaked at 218-231 MB against 237 MB with neither, and the reads'
- * 99th percentile fell from 20 to 10-12 ms; with two arenas the same run peaked at 252 MB (README,
- * "Performance, as measured here").
+ * before each full collection (`--heap-growing-percent=100` in `npm start`): with both, the four
+ * benchmark scenarios in turn peaked at 218-241 MB (237 MB with neither) and the reads' 99th
+ * percentile fell from 20 to 10-12 ms; with two arenas instead of one the same run peaked at 252 MB
+ * (README, "Performance, as measured here").
  */
 export const restartsWithOneArena = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv): boolean =>
   platform === "linux" && env.MALLOC_ARENA_MAX === undefined

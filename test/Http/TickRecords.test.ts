@@ -1,7 +1,8 @@
 /**
  * The next-tick record kept from before the service loads (src/Http/TickRecords.ts, loaded by the
  * preload src/Http/Preload.ts): that it is one of Node's own, and that the commands starting the
- * service load it first. What it saves is CPU per request, which the benchmarks measure (README, "Performance, as measured here").
+ * service load it first. What it saves is CPU per request, which the benchmarks measure (README,
+ * "Performance, as measured here").
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
