@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { readFileSync } from "node:fs"
 import { databaseKinds } from "../support/Databases.ts"
 import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
 
@@ -230,6 +231,15 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         expect(docs.status).toBe(200)
         expect(docs.headers.get("content-type")).toContain("text/html")
         expect(docs.text).not.toMatch(/<script[^>]+src="https?:/)
+      }))
+
+    it.effect("says one version everywhere: package.json's, in /health and in /openapi.json", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+        const health = yield* Effect.promise(() => server.request("GET", "/health"))
+        const spec = yield* Effect.promise(() => server.request("GET", "/openapi.json"))
+        expect([health.body.version, spec.body.info.version]).toEqual([version, version])
       }))
 
     it.effect("lists projects and issues keys of either scope", () =>
