@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer"
 import { hash, timingSafeEqual } from "node:crypto"
 
 const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url")

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer"
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto"
 
 const prefix = "whsec_"
