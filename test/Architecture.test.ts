@@ -1,0 +1,160 @@
+/**
+ * The habits of ARCHITECTURE.md that the import graph can show, checked on every run instead of
+ * by a reader: a change that bends one of them fails here with the file and the import named.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, normalize } from "node:path"
+import { fileURLToPath } from "node:url"
+import ts from "typescript"
+import { describe, expect, it } from "vitest"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+const sources = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".ts"))
+  .map((file) => join("src", file).split("\\").join("/"))
+  .sort()
+
+const sourceText = new Map(sources.map((file) => [file, readFileSync(join(root, file), "utf8")]))
+
+interface Import {
+  readonly specifier: string
+  /** The file it names, from the root, when it is one of ours. */
+  readonly file: string | undefined
+}
+
+/** Static imports, re-exports and `import()`, as TypeScript's own scanner finds them. */
+const importsOf = (file: string): ReadonlyArray<Import> =>
+  ts.preProcessFile(sourceText.get(file)!, true, true).importedFiles.map(({ fileName }) => ({
+    specifier: fileName,
+    file: fileName.startsWith(".")
+      ? normalize(join(dirname(file), fileName)).split("\\").join("/")
+      : undefined
+  }))
+
+const imports = new Map(sources.map((file) => [file, importsOf(file)]))
+
+const ours = (file: string) => imports.get(file)!.flatMap((imported) => imported.file ?? [])
+
+/** Every file of ours that `file` reaches through its imports, itself included. */
+const reachedFrom = (file: string): ReadonlySet<string> => {
+  const reached = new Set<string>()
+  const visit = (next: string) => {
+    if (reached.has(next) || !imports.has(next)) return
+    reached.add(next)
+    ours(next).forEach(visit)
+  }
+  visit(file)
+  return reached
+}
+
+const offending = (files: ReadonlyArray<string>, allowed: (imported: Import) => boolean) =>
+  files.flatMap((file) =>
+    imports.get(file)!.filter((imported) => !allowed(imported)).map(({ specifier }) => `${file} imports ${specifier}`)
+  )
+
+const isEffect = (specifier: string) => specifier === "effect" || specifier.startsWith("effect/")
+
+describe("the tree against ARCHITECTURE.md", () => {
+  it("reads every source file, and every relative import names a file that exists", () => {
+    expect(sources.length).toBeGreaterThan(100)
+    const missing = sources.flatMap((file) =>
+      imports.get(file)!.filter(({ file: target }) =>
+        target !== undefined && !target.endsWith(".json") && !sourceText.has(target)
+      ).map(({ specifier }) => `${file} imports ${specifier}`)
+    )
+    expect(missing).toEqual([])
+  })
+
+  it("has no import cycle", () => {
+    const cycles: Array<string> = []
+    const state = new Map<string, "open" | "done">()
+    const path: Array<string> = []
+    const visit = (file: string) => {
+      state.set(file, "open")
+      path.push(file)
+      for (const next of ours(file).filter((next) => imports.has(next))) {
+        if (state.get(next) === "open") cycles.push([...path.slice(path.indexOf(next)), next].join(" > "))
+        else if (!state.has(next)) visit(next)
+      }
+      path.pop()
+      state.set(file, "done")
+    }
+    sources.forEach((file) => state.has(file) || visit(file))
+    expect(cycles).toEqual([])
+  })
+
+  it("names built-ins with node: and our own files with their .ts extension, as Deno and Node both accept", () => {
+    const builtins = new Set(["fs", "path", "http", "https", "net", "os", "crypto", "url", "stream", "buffer", "events", "timers", "dns", "process", "util", "child_process", "async_hooks", "zlib", "worker_threads"])
+    expect(offending(sources, ({ specifier }) =>
+      !builtins.has(specifier.split("/")[0]!) &&
+      (!specifier.startsWith(".") || /\.(ts|json)$/.test(specifier))
+    )).toEqual([])
+  })
+
+  it("keeps Domain free of everything of ours outside it, of the runtime and of the database", () => {
+    const domain = sources.filter((file) => file.startsWith("src/Domain/"))
+    expect(domain.length).toBeGreaterThan(5)
+    // a pure package (the stemmer the excerpts share) is as portable as Domain itself
+    const platform = /^(node:|@effect\/|@electric-sql\/|effect\/(sql|http|platform|process)(\/|$)|redis$|nodemailer$)/
+    expect(offending(domain, ({ specifier, file }) =>
+      file !== undefined ? file.startsWith("src/Domain/") : !platform.test(specifier)
+    )).toEqual([])
+  })
+
+  it("builds the contract from contracts, Domain and effect alone, so the OpenAPI document and typed clients need no implementation", () => {
+    const contract = [...reachedFrom("src/Api.ts")]
+    expect(contract).toContain("src/Tickets/Api.ts")
+    const isContract = (file: string) =>
+      file.endsWith("/Api.ts") || file === "src/Api.ts" || file.startsWith("src/Domain/") ||
+      file === "src/Http/Security.ts" || file === "src/Health/Version.ts"
+    expect(contract.filter((file) => !isContract(file))).toEqual([])
+    expect(offending(contract, ({ specifier, file }) =>
+      file !== undefined ? isContract(file) || file === "package.json" : isEffect(specifier)
+    )).toEqual([])
+  })
+
+  it("keeps SQL in repositories: the sql template only in a Repo, the outbox and the database layers", () => {
+    const isRepository = (file: string) =>
+      /\/\w*Repo\.ts$/.test(file) || file === "src/Jobs/Outbox.ts" || file.startsWith("src/Database/")
+    const withSql = sources.filter((file) => /\bsql`|\bsql\.(unsafe|withTransaction|in|insert|update)\b/.test(sourceText.get(file)!))
+    expect(withSql).toContain("src/Tickets/Repo.ts")
+    expect(withSql.filter((file) => !isRepository(file))).toEqual([])
+  })
+
+  it("lets neither the HTTP server nor the job runner import the other: the composition root wires both", () => {
+    const http = sources.filter((file) => file.startsWith("src/Http/"))
+    const jobs = sources.filter((file) => file.startsWith("src/Jobs/"))
+    expect(offending(http, ({ file }) => file === undefined || !file.startsWith("src/Jobs/"))).toEqual([])
+    expect(offending(jobs, ({ file }) => file === undefined || !file.startsWith("src/Http/"))).toEqual([])
+    const runnerAndServer = ["src/Jobs/Pipeline.ts", "src/Jobs/Runner.ts", "src/Http/Server.ts"]
+    const importers = sources.filter((file) => ours(file).some((target) => runnerAndServer.includes(target)))
+    expect(importers.filter((file) => !["src/main.ts", "src/Jobs/Pipeline.ts", "src/cli/main.ts"].includes(file))).toEqual([])
+  })
+
+  it("keeps the job types in Domain, where the features that enqueue work find them without the runner", () => {
+    const features = sources.filter((file) => !/^src\/(Jobs|cli)\/|^src\/main\.ts$/.test(file))
+    expect(offending(features, ({ file }) => file === undefined || !/^src\/Jobs\/(Runner|Pipeline)\.ts$/.test(file))).toEqual([])
+    const jobTypes = sources.filter((file) => ours(file).includes("src/Domain/Jobs.ts"))
+    expect(jobTypes).toEqual(expect.arrayContaining(["src/Jobs/Runner.ts", "src/Jobs/Outbox.ts"]))
+  })
+
+  it("ships a client that imports nothing but its own files", () => {
+    const client = sources.filter((file) => file.startsWith("src/client/"))
+    expect(client).toContain("src/client/index.ts")
+    expect(offending(client, ({ file }) => file !== undefined && file.startsWith("src/client/"))).toEqual([])
+  })
+
+  it("reads time and randomness through Effect in the features: Clock, Random and Schedule, so TestClock drives them", () => {
+    const platform = /^src\/(Http|Database|Observability|client|cli)\/|^src\/main\.ts$/
+    const features = sources.filter((file) => !platform.test(file))
+    const found = features.flatMap((file) =>
+      sourceText.get(file)!.split("\n").flatMap((line, index) =>
+        /\bDate\.now\(|\bnew Date\(\)|\bMath\.random\(|\bsetTimeout\(|\bsetInterval\(/.test(line.replace(/\/\/.*$/, ""))
+          ? [`${file}:${index + 1}: ${line.trim()}`]
+          : []
+      )
+    )
+    expect(found).toEqual([])
+  })
+})
