@@ -1,20 +1,19 @@
-import { retryAfterMs } from "../../src/client/Retry.ts"
+import { backoffDelay, retryAfterMs, sleep } from "../../src/client/Retry.ts"
+import type {
+  AddMessageInput,
+  ArticleSearchResult,
+  CreateTicketInput,
+  Message,
+  PublicArticle,
+  Ticket
+} from "../../src/client/Types.ts"
 import type { WidgetConfig } from "./config.ts"
 
-export interface TicketPayload {
-  subject: string
-  body: string
-  sender_name?: string
-  sender_email?: string
-  priority?: string
-  source: "widget"
-}
-
-export interface Article {
-  id: string
-  title: string
-  excerpt: string
-}
+/** Retries after a 429 (so up to 5 attempts in all). */
+const MAX_RETRIES = 4
+const BACKOFF_BASE_MS = 1_000
+/** Longest wait honoured from a `Retry-After` header. */
+export const MAX_WAIT_MS = 60_000
 
 export const PREFIX = "[support-widget]"
 
@@ -59,26 +58,29 @@ const report = (what: string, res: Response, error: { code: string; message: str
   console.error(id ? `${line} (request id ${id})` : line)
 }
 
-/** What one POST (a ticket, or a reply) attempt came to; `data` is the answer's body. */
+type RateLimited = { kind: "rate-limited"; retryAfterMs: number | undefined }
+
+/** What a POST (a ticket, or a reply) came to after its retries; `data` is the answer's body. */
 export type PostOutcome =
   | { kind: "created"; data: any }
   | { kind: "rejected"; code: string; message: string }
-  | { kind: "rate-limited"; retryAfterMs: number | undefined }
   | { kind: "unreachable" }
+  | { kind: "gave-up" }
+
+type Attempt = Exclude<PostOutcome, { kind: "gave-up" }> | RateLimited
 
 const auth = (config: WidgetConfig) => ({ Authorization: `Bearer ${config.projectKey}` })
 
 const get = (config: WidgetConfig, path: string) =>
   fetch(`${config.baseUrl}${path}`, { mode: "cors", credentials: "omit", headers: auth(config) })
 
-/** POSTs `payload` with the Idempotency-Key that one filled-in form (or reply) keeps over its retries. */
-export async function post(
+async function attempt(
   config: WidgetConfig,
   path: string,
   what: string,
   payload: unknown,
   idempotencyKey: string
-): Promise<PostOutcome> {
+): Promise<Attempt> {
   let res: Response
   try {
     res = await fetch(`${config.baseUrl}${path}`, {
@@ -99,35 +101,51 @@ export async function post(
   return res.status >= 500 ? { kind: "unreachable" } : { kind: "rejected", ...error }
 }
 
-export const createTicket = (config: WidgetConfig, payload: TicketPayload, idempotencyKey: string) =>
-  post(config, "/v1/tickets", "sending the ticket", payload, idempotencyKey)
-
-export const addReply = (config: WidgetConfig, ticketId: string, body: string, email: string, idempotencyKey: string) =>
-  post(
-    config,
-    `/v1/tickets/${encodeURIComponent(ticketId)}/messages`,
-    "sending the reply",
-    { body, contact_email: email },
-    idempotencyKey
-  )
-
-export interface Message {
-  id: string
-  author_type: string
-  body: string
-  created_at: string
+/**
+ * POSTs with the Idempotency-Key one filled-in form (or reply) keeps while it is tried again after
+ * each 429 (Retry-After, else backoff with full jitter), up to MAX_RETRIES times.
+ */
+async function post(
+  config: WidgetConfig,
+  path: string,
+  what: string,
+  payload: unknown,
+  idempotencyKey: string,
+  onBusy: () => void
+): Promise<PostOutcome> {
+  for (let retries = 0; ; retries++) {
+    const outcome = await attempt(config, path, what, payload, idempotencyKey)
+    if (outcome.kind !== "rate-limited") return outcome
+    if (retries >= MAX_RETRIES) return { kind: "gave-up" }
+    onBusy()
+    await sleep(Math.min(outcome.retryAfterMs ?? backoffDelay(retries, BACKOFF_BASE_MS, MAX_WAIT_MS), MAX_WAIT_MS), undefined)
+  }
 }
 
-export interface TicketView {
-  status: string
-  messages: Message[]
+export const createTicket = (config: WidgetConfig, payload: CreateTicketInput, idempotencyKey: string, onBusy: () => void) =>
+  post(config, "/v1/tickets", "sending the ticket", payload, idempotencyKey, onBusy)
+
+export const addReply = (
+  config: WidgetConfig,
+  ticketId: string,
+  body: string,
+  email: string,
+  idempotencyKey: string,
+  onBusy: () => void
+) => {
+  const payload: AddMessageInput = { body, contact_email: email }
+  return post(config, `/v1/tickets/${encodeURIComponent(ticketId)}/messages`, "sending the reply", payload, idempotencyKey, onBusy)
 }
+
+export type TicketView = Pick<Ticket, "status" | "messages">
+
+export type Suggestion = Pick<ArticleSearchResult, "id" | "title" | "excerpt">
 
 /** What a read of a visitor's ticket came to: gone (404) is final, the rest may pass. */
 export type ReadOutcome =
   | { kind: "ok"; ticket: TicketView }
   | { kind: "gone" }
-  | { kind: "rate-limited"; retryAfterMs: number | undefined }
+  | RateLimited
   | { kind: "failed" }
 
 /** The ticket's status and public conversation, as the visitor who filed it may read it. */
@@ -152,13 +170,8 @@ export async function readTicket(config: WidgetConfig, ticketId: string, email: 
   return { kind: "ok", ticket: { status: data.status, messages } }
 }
 
-export interface FullArticle {
-  title: string
-  body: string
-}
-
 /** A published article by id; throws on any failure. */
-export async function getArticle(config: WidgetConfig, id: string): Promise<FullArticle> {
+export async function getArticle(config: WidgetConfig, id: string): Promise<Pick<PublicArticle, "title" | "body">> {
   const res = await get(config, `/v1/articles/${encodeURIComponent(id)}`)
   checkScope(res)
   if (!res.ok) {
@@ -171,7 +184,7 @@ export async function getArticle(config: WidgetConfig, id: string): Promise<Full
 }
 
 /** Up to `limit` published articles for `q`; throws on any failure. */
-export async function searchArticles(config: WidgetConfig, q: string, limit = 3): Promise<Article[]> {
+export async function searchArticles(config: WidgetConfig, q: string, limit = 3): Promise<Suggestion[]> {
   const res = await get(config, `/v1/articles/search?q=${encodeURIComponent(q)}&limit=${limit}`)
   checkScope(res)
   if (!res.ok) {

@@ -4,7 +4,8 @@
  */
 import { PREFIX } from "./api.ts"
 import { ConfigError, parseConfig } from "./config.ts"
-import { HOST_ID, mount, type WidgetHandle } from "./ui.ts"
+import type { WidgetHandle } from "./launcher.ts"
+import { HOST_ID, mount } from "./mount.ts"
 
 declare global {
   interface Window {

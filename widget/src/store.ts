@@ -1,11 +1,10 @@
+import type { CreatedTicket } from "../../src/client/Types.ts"
 import type { WidgetConfig } from "./config.ts"
 
 /** A ticket the visitor filed from this widget: what it takes to read it again, nothing more. */
-export interface Request {
-  ticket_id: string
-  ticket_number: number
-  subject: string
-  email: string
+export interface Request extends CreatedTicket {
+  readonly subject: string
+  readonly email: string
 }
 
 /** The newest ones kept; older requests drop out of the list. */
@@ -14,6 +13,8 @@ export const MAX_REQUESTS = 20
 const isRequest = (r: any): r is Request =>
   r && typeof r.ticket_id === "string" && typeof r.ticket_number === "number" && typeof r.subject === "string" &&
   typeof r.email === "string"
+
+export type RequestStore = ReturnType<typeof requestStore>
 
 /**
  * The visitor's requests in localStorage, one list per service and project key, so two widgets on
