@@ -1,4 +1,4 @@
-import { Cause, Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
+import { Cause, Console, Data, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { HttpServer, HttpServerError } from "effect/http"
 import { resolve } from "node:path"
 import { AdminToken } from "./Admin/AdminToken.ts"
@@ -6,6 +6,7 @@ import { AppConfig, type Settings } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
 import { DataDirInUse } from "./Database/DataDirLock.ts"
 import * as Pg from "./Database/Pg.ts"
+import * as Upkeep from "./Database/Upkeep.ts"
 import { seedDemo } from "./Demo/Demo.ts"
 import { serviceName, serviceVersion } from "./Health/Version.ts"
 import { Projects } from "./Projects/Projects.ts"
@@ -45,14 +46,29 @@ const databaseLine = (config: Settings) =>
     }
   })
 
+/** Who vacuums and analyzes a server's tables: its autovacuum, or this service where that is off. */
+const upkeepLine = (database: { readonly kind: "embedded" | "server"; readonly autovacuum: boolean } | undefined) =>
+  database?.kind !== "server"
+    ? []
+    : [`  table upkeep:  ${
+      database.autovacuum
+        ? "the server's autovacuum"
+        : `this service, every ${Duration.format(Upkeep.interval)} (the server's autovacuum is off)`
+    }`]
+
 /**
  * What this process runs on, one line each: where each setting led, so a wrong environment
  * shows at the first glance, without a password or a key in it.
  */
-export const environmentLines = (config: Settings, url: string): Array<string> => [
+export const environmentLines = (
+  config: Settings,
+  url: string,
+  database?: { readonly kind: "embedded" | "server"; readonly autovacuum: boolean }
+): Array<string> => [
   `${serviceName} ${serviceVersion} is listening on ${url}` +
   (config.host === "0.0.0.0" || config.host === "::" ? ` (every interface, HOST=${config.host})` : ""),
   `  database:      ${databaseLine(config)}`,
+  ...upkeepLine(database),
   `  rate limits:   ${
     Option.match(config.redisUrl, {
       onNone: () => "counted in this process's memory (set REDIS_URL to share them between instances)",
@@ -77,6 +93,7 @@ export const environmentLines = (config: Settings, url: string): Array<string> =
 /** What start-up found and made, for the banner or the JSON log line. */
 interface StartupFacts {
   readonly base: string
+  readonly database: { readonly kind: "embedded" | "server"; readonly autovacuum: boolean }
   readonly demo: { readonly projectId: string; readonly fullKey: string; readonly widgetKey: string; readonly articles: number } | undefined
   readonly generatedAdminToken: string | undefined
   readonly adminApi: boolean
@@ -85,7 +102,7 @@ interface StartupFacts {
 
 const bannerLines = (config: Settings, facts: StartupFacts): Array<string> => {
   const { base, demo } = facts
-  const lines = environmentLines(config, base)
+  const lines = environmentLines(config, base, facts.database)
   if (demo !== undefined) {
     lines.push(
       "A demo project was created on this new embedded database. The keys are shown only this once:",
@@ -114,7 +131,7 @@ const bannerLines = (config: Settings, facts: StartupFacts): Array<string> => {
  * writes must parse, or a log shipper drops or mangles the first screen, keys and all.
  */
 const startedLog = (config: Settings, facts: StartupFacts) => {
-  const [listening, ...settings] = environmentLines(config, facts.base).filter((line) => line !== "")
+  const [listening, ...settings] = environmentLines(config, facts.base, facts.database).filter((line) => line !== "")
   return Effect.logInfo(listening).pipe(Effect.annotateLogs({
     url: facts.base,
     ...Object.fromEntries(settings.map((line) => {
@@ -152,6 +169,7 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
   const embedded = database.kind === "embedded"
   const facts: StartupFacts = {
     base: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    database,
     demo: embedded && (yield* projects.count) === 0 ? yield* Effect.orDie(seedDemo()) : undefined,
     generatedAdminToken: embedded && Option.isNone(config.adminToken) ? Option.getOrUndefined(admin.token) : undefined,
     adminApi: Option.isSome(admin.token),

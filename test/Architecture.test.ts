@@ -37,6 +37,12 @@ const imports = new Map(sources.map((file) => [file, importsOf(file)]))
 
 const ours = (file: string) => imports.get(file)!.flatMap((imported) => imported.file ?? [])
 
+/** The files of ours a test file imports, from the root. */
+const testImports = (file: string) =>
+  ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true).importedFiles
+    .filter(({ fileName }) => fileName.startsWith("."))
+    .map(({ fileName }) => normalize(join(dirname(file), fileName)).split("\\").join("/"))
+
 /** Every file of ours that `file` reaches through its imports, itself included. */
 const reachedFrom = (file: string): ReadonlySet<string> => {
   const reached = new Set<string>()
@@ -103,7 +109,7 @@ describe("the tree against ARCHITECTURE.md", () => {
     expect(contract).toContain("src/Tickets/Api.ts")
     const isContract = (file: string) =>
       file.endsWith("/Api.ts") || file === "src/Api.ts" || file.startsWith("src/Domain/") ||
-      file === "src/Http/Security.ts" || file === "src/Health/Version.ts"
+      file === "src/Health/Version.ts"
     expect(contract.filter((file) => !isContract(file))).toEqual([])
     expect(offending(contract, ({ specifier, file }) =>
       file !== undefined ? isContract(file) || file === "package.json" : isEffect(specifier)
@@ -118,18 +124,46 @@ describe("the tree against ARCHITECTURE.md", () => {
     expect(withSql.filter((file) => !isRepository(file))).toEqual([])
   })
 
-  it("lets neither the HTTP server nor the job runner import the other: the composition root wires both", () => {
+  it("lets neither the HTTP server nor the job runner import the other: the app graph wires both", () => {
     const http = sources.filter((file) => file.startsWith("src/Http/"))
     const jobs = sources.filter((file) => file.startsWith("src/Jobs/"))
     expect(offending(http, ({ file }) => file === undefined || !file.startsWith("src/Jobs/"))).toEqual([])
     expect(offending(jobs, ({ file }) => file === undefined || !file.startsWith("src/Http/"))).toEqual([])
     const runnerAndServer = ["src/Jobs/Pipeline.ts", "src/Jobs/Runner.ts", "src/Http/Server.ts"]
     const importers = sources.filter((file) => ours(file).some((target) => runnerAndServer.includes(target)))
-    expect(importers.filter((file) => !["src/main.ts", "src/Jobs/Pipeline.ts", "src/cli/main.ts"].includes(file))).toEqual([])
+    expect(importers.filter((file) => !["src/App.ts", "src/Jobs/Pipeline.ts"].includes(file))).toEqual([])
+  })
+
+  it("builds the app graph once, in src/App.ts: the process, the CLI and the test server take from it", () => {
+    const groups = sources.filter((file) => /\bHttpApiBuilder\.group\(/.test(sourceText.get(file)!))
+    expect(groups).toContain("src/Tickets/Http.ts")
+    const wiring = sources.filter((file) => ours(file).some((target) => groups.includes(target)))
+    expect(wiring).toEqual(["src/App.ts"])
+    expect(ours("src/main.ts")).toContain("src/App.ts")
+    expect(ours("src/cli/main.ts")).toContain("src/App.ts")
+    expect(testImports("test/support/TestServer.ts")).toContain("src/App.ts")
+  })
+
+  it("keeps src/Http to the server's assembly and its envelope: nothing below the app imports it, and it imports no handler", () => {
+    const http = sources.filter((file) => file.startsWith("src/Http/"))
+    expect(http).toContain("src/Http/Envelope.ts")
+    const importers = sources.filter((file) => !file.startsWith("src/Http/") && ours(file).some((target) => target.startsWith("src/Http/")))
+    expect(importers.filter((file) => !["src/App.ts", "src/main.ts"].includes(file))).toEqual([])
+    const handlers = sources.filter((file) => /^src\/\w+\/Http\.ts$/.test(file))
+    expect(offending(http, ({ file }) => file === undefined || !handlers.includes(file))).toEqual([])
+  })
+
+  it("puts authentication, rate limiting and idempotency in feature folders below the handlers", () => {
+    const features = sources.filter((file) => /^src\/(Auth|RateLimit|Idempotency)\//.test(file))
+    expect(features).toEqual(expect.arrayContaining(["src/Auth/Api.ts", "src/RateLimit/RateLimit.ts", "src/Idempotency/Api.ts"]))
+    // a feature's own middleware (Auth/Http.ts, Idempotency/Http.ts) is no handler of another's
+    expect(offending(features, ({ file }) =>
+      file === undefined || (!file.startsWith("src/Http/") && !(/^src\/\w+\/Http\.ts$/.test(file) && !features.includes(file)))
+    )).toEqual([])
   })
 
   it("keeps the job types in Domain, where the features that enqueue work find them without the runner", () => {
-    const features = sources.filter((file) => !/^src\/(Jobs|cli)\/|^src\/main\.ts$/.test(file))
+    const features = sources.filter((file) => !/^src\/(Jobs|cli)\/|^src\/(main|App)\.ts$/.test(file))
     expect(offending(features, ({ file }) => file === undefined || !/^src\/Jobs\/(Runner|Pipeline)\.ts$/.test(file))).toEqual([])
     const jobTypes = sources.filter((file) => ours(file).includes("src/Domain/Jobs.ts"))
     expect(jobTypes).toEqual(expect.arrayContaining(["src/Jobs/Runner.ts", "src/Jobs/Outbox.ts"]))
@@ -139,6 +173,51 @@ describe("the tree against ARCHITECTURE.md", () => {
     const client = sources.filter((file) => file.startsWith("src/client/"))
     expect(client).toContain("src/client/index.ts")
     expect(offending(client, ({ file }) => file !== undefined && file.startsWith("src/client/"))).toEqual([])
+  })
+
+  it("uses only what Effect, Node and V8 publish: no private or experimental part, no prototype or context surgery", () => {
+    const forbidden: ReadonlyArray<readonly [string, RegExp]> = [
+      ["process.execve (experimental)", /\bexecve\b/],
+      ["async hooks", /\bcreateHook\b|node:async_hooks/],
+      ["a context's private map", /\bmapUnsafe\b/],
+      ["an unsafe constructor", /\bmakeUnsafe\b/],
+      ["a fiber's context set by hand", /\bsetContext\b/],
+      ["a context cut by hand", /\bContext\.(omit|pick)\(/],
+      ["the prototype of a class", /\b(getPrototypeOf|setPrototypeOf)\b|\.prototype\b|\bObject\.create\(/],
+      ["a layer's private build", /\.build\b(?!\w)/],
+      ["a private field of Node's", /\._(?!tag\b)[a-zA-Z]\w*/],
+      ["a response that skips the success schema", /\balreadyEncoded\b/]
+    ]
+    const found = sources.flatMap((file) =>
+      sourceText.get(file)!.split("\n").flatMap((line, index) => {
+        const code = line.replace(/\/\/.*$/, "").replace(/^\s*\*.*$/, "")
+        return forbidden.filter(([, pattern]) => pattern.test(code)).map(([what]) => `${file}:${index + 1}: ${what}: ${line.trim()}`)
+      })
+    )
+    expect(found).toEqual([])
+  })
+
+  it("starts with a plain `node dist/main.mjs`: at most Node's documented memory flags, no preload, no V8 flag", () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    expect(scripts.start).toMatch(/^node( --max-(old|semi)-space-size=\d+)* dist\/main\.mjs$/)
+    // built when installed, and at a start only when a source is newer than the bundle
+    expect(scripts.prestart).toBe("node scripts/bundle.mjs --if-stale")
+    const tricks = /--(import|require|v8-flags|heap-|no-memory-reducer|max-inlined|single-threaded|expose|allow-natives)|\s-r\s/
+    expect(Object.entries(scripts).filter(([, command]) => tricks.test(command)).map(([name]) => name)).toEqual([])
+  })
+
+  it("lets handlers return domain values, which the builder encodes with the endpoint's success schema", () => {
+    // the site's files (a script, an icon, a page) are the only answers that are not JSON
+    const handlers = sources.filter((file) => /\bHttpApiBuilder\.group\(/.test(sourceText.get(file)!) && file !== "src/Site/Http.ts")
+    expect(handlers.length).toBeGreaterThan(5)
+    expect(handlers.filter((file) => /\bHttpServerResponse\b|\bhandleRaw\b/.test(sourceText.get(file)!))).toEqual([])
+  })
+
+  it("spells each error code once, in Domain/Errors.ts, where it is derived from the error's tag", () => {
+    const codes = /"(VALIDATION_ERROR|UNAUTHORIZED|FORBIDDEN|NOT_FOUND|METHOD_NOT_ALLOWED|REQUEST_TIMEOUT|CONFLICT|PAYLOAD_TOO_LARGE|RATE_LIMITED|REQUEST_HEADERS_TOO_LARGE|INTERNAL_ERROR|SERVICE_UNAVAILABLE)"/
+    // the client imports nothing of the service's, so it keeps its own list
+    const spelled = sources.filter((file) => !file.startsWith("src/client/") && codes.test(sourceText.get(file)!))
+    expect(spelled).toEqual([])
   })
 
   it("reads time and randomness through Effect in the features: Clock, Random and Schedule, so TestClock drives them", () => {

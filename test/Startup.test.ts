@@ -223,6 +223,16 @@ describe("the start-up lines", () => {
     )
   })
 
+  it("say who keeps a server's tables vacuumed and analyzed: its autovacuum, or this service where that is off", async () => {
+    const config = await Effect.runPromise(testSettings({ DATABASE_URL: "postgres://app@db.internal/tickets" }))
+    const upkeep = (autovacuum: boolean) =>
+      environmentLines(config, "http://localhost:3000", { kind: "server", autovacuum }).filter((line) => line.includes("upkeep"))
+    expect(upkeep(true)).toEqual(["  table upkeep:  the server's autovacuum"])
+    expect(upkeep(false)).toEqual(["  table upkeep:  this service, every 2s (the server's autovacuum is off)"])
+    const embedded = environmentLines(config, "http://localhost:3000", { kind: "embedded", autovacuum: false })
+    expect(embedded.filter((line) => line.includes("upkeep"))).toEqual([])
+  })
+
   it("say when the embedded database lives only in memory", async () => {
     const lines = await linesOf({ DATA_DIR: "memory://", HOST: "127.0.0.1" })
     expect(lines.slice(0, 4)).toEqual([

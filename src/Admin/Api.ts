@@ -8,7 +8,7 @@ import {
   CreateArticleInput,
   UpdateArticleInput
 } from "../Domain/Article.ts"
-import { ConflictWire, InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
+import { Conflict, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
 import {
   AgentCreated,
   AgentList,
@@ -28,12 +28,12 @@ import {
   TicketListQuery,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { AdminAuth } from "../Http/Security.ts"
+import { AdminAuth } from "../Auth/Api.ts"
 
 const ProjectPath = { pid: Schema.String }
 const KeyPath = { pid: Schema.String, key_id: Schema.String }
 const ItemPath = { pid: Schema.String, id: Schema.String }
-const error = [ValidationErrorWire, NotFoundWire, ConflictWire, PayloadTooLargeWire, InternalErrorWire]
+const error = [ValidationError.wire, NotFound.wire, Conflict.wire, PayloadTooLarge.wire, InternalError.wire]
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(

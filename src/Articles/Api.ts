@@ -1,19 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ArticlePath, ArticleSearchQuery, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
-import { InternalErrorWire, NotFoundWire, ValidationErrorWire } from "../Domain/Errors.ts"
-import { ProjectAuth } from "../Http/Security.ts"
+import { InternalError, NotFound, ValidationError } from "../Domain/Errors.ts"
+import { ProjectAuth } from "../Auth/Api.ts"
 
 export class ArticlesApi extends HttpApiGroup.make("articles")
   .add(
     HttpApiEndpoint.get("search", "/v1/articles/search", {
       query: ArticleSearchQuery,
       success: ArticleSearchResults,
-      error: [ValidationErrorWire, InternalErrorWire]
+      error: [ValidationError.wire, InternalError.wire]
     }).annotate(OpenApi.Summary, "Full-text search over published knowledge base articles"),
     HttpApiEndpoint.get("get", "/v1/articles/:id", {
       params: ArticlePath,
       success: PublicArticle,
-      error: [NotFoundWire, InternalErrorWire]
+      error: [NotFound.wire, InternalError.wire]
     }).annotate(OpenApi.Summary, "Read a published article by its id or slug (allowed for widget keys)")
   )
   .middleware(ProjectAuth)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { CurrentKey } from "../Http/Security.ts"
+import { CurrentKey } from "../Auth/Api.ts"
 import { Articles } from "./Articles.ts"
 
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>

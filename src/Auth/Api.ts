@@ -1,6 +1,6 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { ForbiddenWire, RateLimitedWire, UnauthorizedWire } from "../Domain/Errors.ts"
+import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
 import type { KeyScope } from "../Domain/Project.ts"
 
 /** The API key of the request being served: its project bounds everything the request sees. */
@@ -8,18 +8,18 @@ export class CurrentKey extends Context.Service<CurrentKey, {
   readonly keyId: string
   readonly projectId: string
   readonly scope: KeyScope
-}>()("app/CurrentKey") {}
+}>()("app/Auth/CurrentKey") {}
 
 /** `Authorization: Bearer tf_...`, then the per-key rate limit. */
-export class ProjectAuth extends HttpApiMiddleware.Service<ProjectAuth, { provides: CurrentKey }>()("app/ProjectAuth", {
-  error: [UnauthorizedWire, ForbiddenWire, RateLimitedWire],
+export class ProjectAuth extends HttpApiMiddleware.Service<ProjectAuth, { provides: CurrentKey }>()("app/Auth/ProjectAuth", {
+  error: [Unauthorized.wire, Forbidden.wire, RateLimited.wire],
   security: { bearer: HttpApiSecurity.bearer },
   requiredForClient: true
 }) {}
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
-export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/AdminAuth", {
-  error: UnauthorizedWire,
+export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/Auth/AdminAuth", {
+  error: Unauthorized.wire,
   security: { bearer: HttpApiSecurity.bearer },
   requiredForClient: true
 }) {}

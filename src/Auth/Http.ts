@@ -5,8 +5,8 @@ import { AppConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { sameSecret } from "../Projects/Secrets.ts"
-import { RateLimit } from "./RateLimit.ts"
-import { AdminAuth, CurrentKey, ProjectAuth } from "./Security.ts"
+import { RateLimit } from "../RateLimit/RateLimit.ts"
+import { AdminAuth, CurrentKey, ProjectAuth } from "./Api.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
 
@@ -55,7 +55,7 @@ export const ProjectAuthLive = Layer.effect(
         })
     })
   })
-).pipe(Layer.provide([Projects.layer, RateLimit.layer]))
+)
 
 export const AdminAuthLive = Layer.effect(
   AdminAuth,
@@ -73,4 +73,4 @@ export const AdminAuthLive = Layer.effect(
         })
     })
   })
-).pipe(Layer.provide(AdminToken.layer))
+)

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Forbidden } from "../Domain/Errors.ts"
-import { CurrentKey } from "./Security.ts"
+import { CurrentKey } from "./Api.ts"
 
 const notAllowed = (what: string) =>
   new Forbidden({ message: `this API key's scope (widget) does not allow ${what}; use a full key` })

@@ -1,13 +1,13 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CreateRuleInput, RuleCreated, RuleList, RuleRunList } from "../Domain/Automation.ts"
-import { InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
-import { AdminAuth } from "../Http/Security.ts"
+import { InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
+import { AdminAuth } from "../Auth/Api.ts"
 
 const ProjectPath = { pid: Schema.String }
 const RulePath = { pid: Schema.String, rule_id: Schema.String }
 const base = "/v1/admin/projects/:pid/automation-rules"
-const error = [ValidationErrorWire, NotFoundWire, PayloadTooLargeWire, InternalErrorWire]
+const error = [ValidationError.wire, NotFound.wire, PayloadTooLarge.wire, InternalError.wire]
 
 export class AutomationApi extends HttpApiGroup.make("automation")
   .add(

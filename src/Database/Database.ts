@@ -1,11 +1,11 @@
 import { NodeServices } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { SqlClient } from "effect/sql"
-import { Context, Effect, Layer, Option, type Redacted, Schedule, Stream } from "effect"
+import { Context, Effect, Layer, Option, type Redacted, Schedule, Schema, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as Migrator from "./Migrator.ts"
 import * as Pg from "./Pg.ts"
 import * as Pglite from "./Pglite.ts"
+import * as Rows from "./Rows.ts"
 import type { EmbeddedSessionFigures } from "./PgliteWire.ts"
 
 /**
@@ -22,6 +22,8 @@ export class DatabaseInfo extends Context.Service<DatabaseInfo, {
   readonly listen: (channel: string) => Stream.Stream<ListenEvent>
   /** How busy the embedded database's one session is; a server's pool is asked of the server */
   readonly sessionFigures: (() => EmbeddedSessionFigures) | undefined
+  /** Whether the database vacuums and analyzes its tables itself: a server's setting; PGlite has none */
+  readonly autovacuum: boolean
 }>()("app/Database/DatabaseInfo") {}
 
 const embeddedInfo = Layer.effect(
@@ -31,19 +33,25 @@ const embeddedInfo = Layer.effect(
     ([notifications, session]) => ({
       kind: "embedded" as const,
       listen: notifications.listen,
-      sessionFigures: session.figures
+      sessionFigures: session.figures,
+      autovacuum: false
     })
   )
 )
 
 const embedded = (dataDir: string) => embeddedInfo.pipe(Layer.provideMerge(Pglite.layer(dataDir)))
 
+const AutovacuumSetting = Schema.Struct({ autovacuum: Schema.String })
+
 /** A listening connection that drops is opened again; meanwhile the workers' slow poll covers. */
 const serverInfo = Layer.effect(
   DatabaseInfo,
-  Effect.map(Effect.service(PgClient.PgClient), (client) => ({
-    kind: "server" as const,
-    listen: (channel: string): Stream.Stream<ListenEvent> =>
+  Effect.gen(function*() {
+    const client = yield* PgClient.PgClient
+    const { autovacuum } = yield* client`SELECT current_setting('autovacuum') AS autovacuum`.pipe(
+      Rows.single(AutovacuumSetting)
+    )
+    const listen = (channel: string): Stream.Stream<ListenEvent> =>
       Stream.unwrap(Effect.map(client.listen(channel), (queue) =>
         Stream.concat(
           Stream.succeed<ListenEvent>("subscribed"),
@@ -56,9 +64,9 @@ const serverInfo = Layer.effect(
           )
         ),
         Stream.repeat(Schedule.min([Schedule.exponential("200 millis"), Schedule.spaced("10 seconds")]))
-      ),
-    sessionFigures: undefined
-  }))
+      )
+    return { kind: "server" as const, listen, sessionFigures: undefined, autovacuum: autovacuum === "on" }
+  })
 )
 
 const server = (url: Redacted.Redacted, maxConnections: number) =>
@@ -76,6 +84,3 @@ export const layer = Layer.unwrap(AppConfig.useSync((config) =>
   (database) => Migrator.layer.pipe(Layer.provideMerge(database)),
   Layer.provide(NodeServices.layer)
 )
-
-/** What `layer` provides, by key. */
-export const serviceKeys = [SqlClient.SqlClient, PgClient.PgClient, DatabaseInfo, Pglite.EmbeddedNotifications, Pglite.EmbeddedSession] as const

@@ -3,7 +3,15 @@ import { Clock, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { DatabaseInfo } from "./Database.ts"
 import * as Rows from "./Rows.ts"
 
-const Setting = Schema.Struct({ autovacuum: Schema.String })
+/**
+ * Whether upkeep runs on this database: on a server whose autovacuum is off. PGlite has no
+ * autovacuum either, but its single-user backend does not keep the row counts read here (tried:
+ * n_mod_since_analyze stays 0): only article imports analyze there.
+ */
+export const runsHere = Effect.map(Effect.service(DatabaseInfo), (database) => database.kind === "server" && !database.autovacuum)
+
+/** How often upkeep looks for tables due: autovacuum's default minute is late for a table that grows by thousands a second. */
+export const interval = Duration.seconds(2)
 const Stale = Schema.Struct({ schema: Schema.String, table: Schema.String, vacuum: Schema.Boolean })
 
 /**
@@ -33,14 +41,9 @@ const Stale = Schema.Struct({ schema: Schema.String, table: Schema.String, vacuu
  * small table is kept as promptly as before, and a large one's statistics lag by a few seconds,
  * which a plan for 40,000 rows does not notice.
  */
-export const layer = (every: Duration.Input, restFactor = 9) => Layer.effectDiscard(Effect.gen(function*() {
-  const database = yield* DatabaseInfo
-  // PGlite has no autovacuum either, but its single-user backend does not keep the row counts
-  // read here (tried: n_mod_since_analyze stays 0): only article imports analyze there
-  if (database.kind !== "server") return
+export const layer = (every: Duration.Input = interval, restFactor = 9) => Layer.effectDiscard(Effect.gen(function*() {
+  if (!(yield* runsHere)) return
   const sql = yield* SqlClient.SqlClient
-  const { autovacuum } = yield* sql`SELECT current_setting('autovacuum') AS autovacuum`.pipe(Rows.single(Setting))
-  if (autovacuum === "on") return
 
   const stale = sql`
     SELECT schema, "table", vacuum FROM (

@@ -1,131 +1,88 @@
 import { Schema, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
-/**
- * Every failure a caller can see. Each knows its wire code and HTTP status, so the one place
- * that writes error bodies (Http/Envelope.ts) needs no table of its own.
- */
-export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
-  message: Schema.String
-}) {
-  readonly code = "VALIDATION_ERROR"
-  readonly status = 400
-}
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {
-  readonly code = "UNAUTHORIZED"
-  readonly status = 401
-}
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {
-  readonly code = "FORBIDDEN"
-  readonly status = 403
-}
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {
-  readonly code = "NOT_FOUND"
-  readonly status = 404
-}
-export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
-  message: Schema.String
-}) {
-  readonly code = "METHOD_NOT_ALLOWED"
-  readonly status = 405
-}
-/** With `retryAfterSeconds` when the conflict is passing (a repeat still in flight): worth a retry then. */
-export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
-  message: Schema.String,
-  retryAfterSeconds: Schema.optionalKey(Schema.Number)
-}) {
-  readonly code = "CONFLICT"
-  readonly status = 409
-}
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
-  message: Schema.String
-}) {
-  readonly code = "PAYLOAD_TOO_LARGE"
-  readonly status = 413
-}
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
-  message: Schema.String,
-  retryAfterSeconds: Schema.Number
-}) {
-  readonly code = "RATE_LIMITED"
-  readonly status = 429
-}
-export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {
-  readonly code = "INTERNAL_ERROR"
-  readonly status = 500
-}
-
-/** The service cannot take traffic now (starting, stopping, or what it depends on does not answer). */
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
-  message: Schema.String
-}) {
-  readonly code = "SERVICE_UNAVAILABLE"
-  readonly status = 503
-}
-
-export type ApiError =
-  | ValidationError
-  | Unauthorized
-  | Forbidden
-  | NotFound
-  | MethodNotAllowed
-  | Conflict
-  | PayloadTooLarge
-  | RateLimited
-  | InternalError
-  | ServiceUnavailable
-
-const apiErrorTags = new Set<string>([
-  "ValidationError",
-  "Unauthorized",
-  "Forbidden",
-  "NotFound",
-  "MethodNotAllowed",
-  "Conflict",
-  "PayloadTooLarge",
-  "RateLimited",
-  "InternalError",
-  "ServiceUnavailable"
-])
-
-export const isApiError = (u: unknown): u is ApiError =>
-  typeof u === "object" && u !== null && apiErrorTags.has((u as { _tag?: string })._tag ?? "")
+/** `NotFound` → `NOT_FOUND`: an error's wire code is its tag, so the two cannot drift apart. */
+const codeOf = (tag: string) => tag.replace(/(?<=[a-z])(?=[A-Z])/g, "_").toUpperCase()
 
 /** The body of every error response. */
 export const envelopeBody = (code: string, message: string) => ({ error: { code, message } })
 
 /**
- * The wire form of an error class: the envelope `{error: {code, message}}` with its status, so
- * the OpenAPI document shows exactly what a client receives and a typed client gets the class back.
+ * Declares a failure a caller can see, once: its tag and HTTP status. Its wire code is derived from
+ * the tag, and its wire form (`wire`) is the envelope `{error: {code, message}}` with that status,
+ * so the OpenAPI document shows exactly what a client receives and a typed client gets the class
+ * back. `retryAfterSeconds`, when set, is sent as `Retry-After`, never in the body.
  */
-const wire = <Self extends ApiError, Fields>(
-  errorClass: new(fields: Fields) => Self,
-  code: Self["code"],
-  status: number,
-  fromWire: (message: string) => Fields
-) =>
-  Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String }) }).annotate({
-    identifier: code,
-    description: `Error envelope, code ${code}`
-  }).pipe(
-    Schema.decodeTo(
-      Schema.declare((u: unknown): u is Self => u instanceof errorClass),
-      SchemaTransformation.transform<Self, { readonly error: { readonly code: typeof code; readonly message: string } }>({
-        decode: (body) => new errorClass(fromWire(body.error.message)),
-        encode: (error) => ({ error: { code, message: error.message } })
-      })
-    ),
-    Schema.annotate({ description: `Error envelope, code ${code}` }),
-    HttpApiSchema.status(status)
-  )
+const apiError = <const Tag extends string>(tag: Tag, status: number) => {
+  const code = codeOf(tag)
+  class ApiError extends Schema.TaggedError<ApiError>()(tag, {
+    message: Schema.String,
+    retryAfterSeconds: Schema.optionalKey(Schema.Number)
+  }) {
+    static readonly code = code
+    static readonly status = status
+    readonly code = code
+    readonly status = status
+    static readonly wire = Schema.Struct({
+      error: Schema.Struct({ code: Schema.Literal(code), message: Schema.String })
+    }).annotate({ identifier: code, description: `Error envelope, code ${code}` }).pipe(
+      Schema.decodeTo(
+        Schema.declare((u: unknown): u is ApiError => u instanceof ApiError),
+        SchemaTransformation.transform<ApiError, { readonly error: { readonly code: string; readonly message: string } }>({
+          decode: (body) => new ApiError({ message: body.error.message }),
+          encode: (error) => envelopeBody(code, error.message) as { readonly error: { readonly code: typeof code; readonly message: string } }
+        })
+      ),
+      Schema.annotate({ description: `Error envelope, code ${code}` }),
+      HttpApiSchema.status(status)
+    )
+  }
+  return ApiError
+}
 
-export const ValidationErrorWire = wire(ValidationError, "VALIDATION_ERROR", 400, (message) => ({ message }))
-export const UnauthorizedWire = wire(Unauthorized, "UNAUTHORIZED", 401, (message) => ({ message }))
-export const ForbiddenWire = wire(Forbidden, "FORBIDDEN", 403, (message) => ({ message }))
-export const NotFoundWire = wire(NotFound, "NOT_FOUND", 404, (message) => ({ message }))
-export const ConflictWire = wire(Conflict, "CONFLICT", 409, (message) => ({ message }))
-export const PayloadTooLargeWire = wire(PayloadTooLarge, "PAYLOAD_TOO_LARGE", 413, (message) => ({ message }))
-// the wait is in the Retry-After header, not in the body
-export const RateLimitedWire = wire(RateLimited, "RATE_LIMITED", 429, (message) => ({ message, retryAfterSeconds: 60 }))
-export const InternalErrorWire = wire(InternalError, "INTERNAL_ERROR", 500, (message) => ({ message }))
-export const ServiceUnavailableWire = wire(ServiceUnavailable, "SERVICE_UNAVAILABLE", 503, (message) => ({ message }))
+export const ValidationError = apiError("ValidationError", 400)
+export type ValidationError = InstanceType<typeof ValidationError>
+export const Unauthorized = apiError("Unauthorized", 401)
+export type Unauthorized = InstanceType<typeof Unauthorized>
+export const Forbidden = apiError("Forbidden", 403)
+export type Forbidden = InstanceType<typeof Forbidden>
+export const NotFound = apiError("NotFound", 404)
+export type NotFound = InstanceType<typeof NotFound>
+export const MethodNotAllowed = apiError("MethodNotAllowed", 405)
+export type MethodNotAllowed = InstanceType<typeof MethodNotAllowed>
+/** The request did not arrive in time: its headers, or all of it. */
+export const RequestTimeout = apiError("RequestTimeout", 408)
+export type RequestTimeout = InstanceType<typeof RequestTimeout>
+/** With `retryAfterSeconds` when the conflict is passing (a repeat still in flight): worth a retry then. */
+export const Conflict = apiError("Conflict", 409)
+export type Conflict = InstanceType<typeof Conflict>
+export const PayloadTooLarge = apiError("PayloadTooLarge", 413)
+export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>
+export const RateLimited = apiError("RateLimited", 429)
+export type RateLimited = InstanceType<typeof RateLimited>
+export const RequestHeadersTooLarge = apiError("RequestHeadersTooLarge", 431)
+export type RequestHeadersTooLarge = InstanceType<typeof RequestHeadersTooLarge>
+export const InternalError = apiError("InternalError", 500)
+export type InternalError = InstanceType<typeof InternalError>
+/** The service cannot take traffic now (starting, stopping, or what it depends on does not answer). */
+export const ServiceUnavailable = apiError("ServiceUnavailable", 503)
+export type ServiceUnavailable = InstanceType<typeof ServiceUnavailable>
+
+const apiErrors = [
+  ValidationError,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  MethodNotAllowed,
+  RequestTimeout,
+  Conflict,
+  PayloadTooLarge,
+  RateLimited,
+  RequestHeadersTooLarge,
+  InternalError,
+  ServiceUnavailable
+] as const
+
+export type ApiError = InstanceType<(typeof apiErrors)[number]>
+
+export const isApiError = (u: unknown): u is ApiError => apiErrors.some((errorClass) => u instanceof errorClass)

@@ -76,8 +76,6 @@ export const TicketQuery = { contact_email: Schema.optionalKey(Email("contact_em
 
 export const TicketPath = { id: Schema.String }
 
-export const IdempotencyHeaders = { "idempotency-key": Schema.optionalKey(Schema.String) }
-
 export const TriageSources = ["ai", "human"] as const
 export const TriageSource = Schema.Literals(TriageSources)
 export type TriageSource = typeof TriageSource.Type

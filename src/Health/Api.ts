@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { ServiceUnavailableWire } from "../Domain/Errors.ts"
+import { ServiceUnavailable } from "../Domain/Errors.ts"
 
 export const Health = Schema.Struct({
   status: Schema.String.annotate({
@@ -25,5 +25,5 @@ export const Ready = Schema.Struct({
 
 export class HealthApi extends HttpApiGroup.make("health").add(
   HttpApiEndpoint.get("health", "/health", { success: Health }),
-  HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: ServiceUnavailableWire })
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: ServiceUnavailable.wire })
 ) {}

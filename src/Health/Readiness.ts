@@ -3,7 +3,7 @@ import { Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as Migrator from "../Database/Migrator.ts"
 import { ServiceUnavailable } from "../Domain/Errors.ts"
-import { RateLimit } from "../Http/RateLimit.ts"
+import { RateLimit } from "../RateLimit/RateLimit.ts"
 import { HealthRepo } from "./Repo.ts"
 
 /** A hung database or Redis must give a 503, never a probe that hangs with it. */

@@ -1,32 +1,21 @@
-import { createServer as createNodeServer, maxHeaderSize, ServerResponse, type ServerOptions } from "node:http"
+import { Buffer } from "node:buffer"
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  maxHeaderSize,
+  type ServerOptions,
+  type ServerResponse,
+  STATUS_CODES
+} from "node:http"
 import type { Duplex } from "node:stream"
-import { envelopeBody } from "../Domain/Errors.ts"
-
-/**
- * A response that always ends in one write. @effect/platform-node marks every response
- * `strictContentLength`, and Node then skips its one-write `end(body)`: the head and the body
- * leave in a writev and an empty write follows, a few µs on every answer. The length Node would
- * check is the one Effect computed from that same body, so the flag is kept off.
- */
-class OneWriteResponse<Request extends InstanceType<typeof ServerResponse>["req"]> extends ServerResponse<Request> {}
-Object.defineProperty(OneWriteResponse.prototype, "strictContentLength", {
-  get: () => false,
-  set: () => {}
-})
-
-interface ClientErrorAnswer {
-  readonly status: number
-  readonly reason: string
-  readonly code: string
-  readonly message: string
-}
-
-const badRequest = (message: string): ClientErrorAnswer => ({
-  status: 400,
-  reason: "Bad Request",
-  code: "VALIDATION_ERROR",
-  message
-})
+import {
+  type ApiError,
+  envelopeBody,
+  PayloadTooLarge,
+  RequestHeadersTooLarge,
+  RequestTimeout,
+  ValidationError
+} from "../Domain/Errors.ts"
 
 // Node's limit, which --max-http-header-size can move
 const headerLimit = maxHeaderSize % 1024 === 0 ? `${maxHeaderSize / 1024} KiB` : `${maxHeaderSize} bytes`
@@ -51,32 +40,19 @@ const parserMessages: Record<string, string> = {
   HPE_INVALID_EOF_STATE: "the connection closed before the request was complete"
 }
 
-/** The envelope for an error Node's HTTP parser or its timers raise, or undefined for a broken socket. */
-const clientErrorAnswer = (code: string | undefined): ClientErrorAnswer | undefined => {
+/** The error for what Node's HTTP parser or its timers raise, or undefined for a broken socket. */
+const clientErrorOf = (code: string | undefined): ApiError | undefined => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return {
-        status: 431,
-        reason: "Request Header Fields Too Large",
-        code: "REQUEST_HEADERS_TOO_LARGE",
-        message: `request headers must be at most ${headerLimit} in all`
-      }
+      return new RequestHeadersTooLarge({ message: `request headers must be at most ${headerLimit} in all` })
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return {
-        status: 413,
-        reason: "Payload Too Large",
-        code: "PAYLOAD_TOO_LARGE",
-        message: "chunk extensions of the request body must be at most 16 KiB"
-      }
+      return new PayloadTooLarge({ message: "chunk extensions of the request body must be at most 16 KiB" })
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return {
-        status: 408,
-        reason: "Request Timeout",
-        code: "REQUEST_TIMEOUT",
-        message: "the request did not arrive in time"
-      }
+      return new RequestTimeout({ message: "the request did not arrive in time" })
   }
-  if (code?.startsWith("HPE_")) return badRequest(parserMessages[code] ?? "the request is not valid HTTP/1.1")
+  if (code?.startsWith("HPE_")) {
+    return new ValidationError({ message: parserMessages[code] ?? "the request is not valid HTTP/1.1" })
+  }
   // ECONNRESET, EPIPE and the like: the connection is gone, nobody would read an answer
   return undefined
 }
@@ -95,24 +71,31 @@ const closeGracePeriodMs = 500
 /** Sockets already answered: their parser stays failed and reports every later chunk again. */
 const answered = new WeakSet<Duplex>()
 
+/** The answer each connection is writing, if any: a parser error then cannot get one of its own. */
+const responding = new WeakMap<Duplex, ServerResponse>()
+
+const isMidAnswer = (socket: Duplex) => {
+  const response = responding.get(socket)
+  return response !== undefined && response.headersSent && !response.writableFinished
+}
+
 /**
  * Requests Node's parser refuses (a header over its size limit, a bad header name, a duplicate
  * Content-Length, an unknown method, headers that never finish) never reach the app, and Node
  * answers them with a bare status. They get the envelope here instead, when the socket can still
- * carry an answer: nothing of a response has been written on it yet.
+ * carry an answer: nothing of another answer is on its way on it.
  */
 const answerClientError = (error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex) => {
   if (answered.has(socket)) return
-  const answer = clientErrorAnswer(error.code)
-  const inFlight = (socket as { _httpMessage?: { _headerSent?: boolean } | null })._httpMessage
-  if (answer === undefined || !socket.writable || inFlight?._headerSent === true) {
+  const answer = clientErrorOf(error.code)
+  if (answer === undefined || !socket.writable || isMidAnswer(socket)) {
     socket.destroy()
     return
   }
   answered.add(socket)
   const body = JSON.stringify(envelopeBody(answer.code, answer.message))
   socket.end(
-    `HTTP/1.1 ${answer.status} ${answer.reason}\r\n` +
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
       "content-type: application/json; charset=utf-8\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestIdOf(error.rawPacket)}\r\n` +
@@ -131,12 +114,12 @@ const answerClientError = (error: Error & { code?: string; rawPacket?: unknown }
 export type RequestTimeouts = Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval">
 
 /**
- * Node's HTTP server for NodeHttpServer.layer: responses that end in one write, and the envelope
- * for requests its parser refuses (Deno's node:http reports those the same way, with less detail).
- * Nothing here runs for a request the parser accepts.
+ * Node's HTTP server for NodeHttpServer.layer, with the envelope for requests its parser refuses
+ * (Deno's node:http reports those the same way, with less detail).
  */
 export const createServer = (timeouts: RequestTimeouts = {}) => {
-  const server = createNodeServer({ ...timeouts, ServerResponse: OneWriteResponse })
+  const server = createNodeServer(timeouts)
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => responding.set(request.socket, response))
   server.on("clientError", answerClientError)
   return server
 }

@@ -1,92 +1,40 @@
-import { Context, Effect, FileSystem, Latch, Layer, Path, type Scope, Stdio, Terminal, Tracer } from "effect"
-import { Etag, HttpPlatform, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
+import { ByteSize, Effect, Latch, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
-import { ChildProcessSpawner } from "effect/process"
-import { Agents } from "../Admin/Agents.ts"
-import { AdminHttpLive } from "../Admin/Http.ts"
 import { Api } from "../Api.ts"
-import { Articles } from "../Articles/Articles.ts"
 import { AppConfig } from "../Config.ts"
-import * as Database from "../Database/Database.ts"
-import { ArticlesHttpLive } from "../Articles/Http.ts"
-import { Automation } from "../Automation/Automation.ts"
-import { AutomationHttpLive } from "../Automation/Http.ts"
-import { HealthHttpLive } from "../Health/Http.ts"
-import { ObservabilityHttpLive } from "../Observability/Http.ts"
-import { Observability } from "../Observability/Observability.ts"
-import { untracedRequests } from "../Observability/TraceContext.ts"
 import { Readiness } from "../Health/Readiness.ts"
-import { Projects } from "../Projects/Projects.ts"
-import { serviceKeys } from "../Services.ts"
-import { SearchHttpLive } from "../Search/Http.ts"
-import { Search } from "../Search/Search.ts"
-import { SiteHttpLive } from "../Site/Http.ts"
-import { TicketsHttpLive } from "../Tickets/Http.ts"
-import { Tickets } from "../Tickets/Tickets.ts"
-import { WebhooksHttpLive } from "../Webhooks/Http.ts"
-import { Webhooks } from "../Webhooks/Webhooks.ts"
-import { AdminAuthLive, ProjectAuthLive } from "./Authentication.ts"
 import { EnvelopeLive } from "./Envelope.ts"
-import { builtFrom } from "./Groups.ts"
-import { Idempotency } from "./Idempotency.ts"
-import { RateLimit } from "./RateLimit.ts"
-import { AdminAuth, ProjectAuth } from "./Security.ts"
-
-const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([
-    HealthHttpLive.pipe(builtFrom(RateLimit, Readiness)),
-    TicketsHttpLive.pipe(builtFrom(Tickets, Idempotency, ProjectAuth)),
-    ArticlesHttpLive.pipe(builtFrom(Articles, ProjectAuth)),
-    SearchHttpLive.pipe(builtFrom(Search, ProjectAuth)),
-    AdminHttpLive.pipe(builtFrom(Projects, Articles, Tickets, Agents, AdminAuth)),
-    WebhooksHttpLive.pipe(builtFrom(Webhooks, AdminAuth)),
-    AutomationHttpLive.pipe(builtFrom(Automation, AdminAuth)),
-    ObservabilityHttpLive.pipe(builtFrom(Observability, AdminAuth)),
-    SiteHttpLive.pipe(builtFrom(Database.DatabaseInfo, Projects))
-  ]),
-  Layer.provide([ProjectAuthLive, AdminAuthLive])
-)
-
-/** Every route and middleware of the service. */
-export const RoutesLive = Layer.mergeAll(ApiRoutes, HttpApiSwagger.layer(Api, { path: "/docs" }), EnvelopeLive)
+import { maxBodyBytes } from "./Failures.ts"
 
 /**
- * A request's fiber starts from the context the server is built in, which HttpApiBuilder copies
- * on every request to merge in its group's. Handlers reach the services through their groups and
- * nothing answers with files, so requests go without the services, ours and the platform's: what
- * is left to copy is the runtime's settings (log level, tracing, clock) and the request itself.
+ * Every route and the envelope around them. Nothing of the service answers with files, so the
+ * builder gets the platform's plain services rather than the process's file system.
  */
-const withoutServices = Context.omit(
-  // a request's span is the root of its trace (or its caller's child), never a child of whatever
-  // span the server was started in
-  Tracer.ParentSpan,
-  AppConfig,
-  ...Database.serviceKeys,
-  ...serviceKeys,
-  HttpServer.HttpServer,
-  HttpPlatform.HttpPlatform,
-  Etag.Generator,
-  FileSystem.FileSystem,
-  Path.Path,
-  Stdio.Stdio,
-  Terminal.Terminal,
-  ChildProcessSpawner.ChildProcessSpawner,
-  Layer.CurrentMemoMap
-)
+const routes = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+      Layer.provide(HttpServer.layerServices),
+      Layer.provide(handlers)
+    ),
+    HttpApiSwagger.layer(Api, { path: "/docs" }),
+    EnvelopeLive
+  )
 
 /**
- * The service on `server`. Every route is built before the server layer is, so the socket
- * opens only when it can answer: a socket open before that would accept requests that nothing
- * ever answers.
+ * The service on `server`. Every route is built before the server layer is, so the socket opens
+ * only when it can answer: a socket open before that would accept requests that nothing ever
+ * answers. A body is read up to 1 MiB, on every route.
  */
-const serveOn = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>) =>
-  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(RoutesLive), (app) =>
-    Layer.effectDiscard(
-      Effect.flatMap(HttpServer.HttpServer, (http) =>
-        http.serve(app).pipe(
-          Effect.updateContext((context: Context.Context<Scope.Scope>) => untracedRequests(withoutServices(context)))
-        ))
-    ).pipe(Layer.provideMerge(server))))
+const serveOn = <A, E, R, E2, R2>(
+  handlers: Layer.Layer<A, E2, R2>,
+  server: Layer.Layer<HttpServer.HttpServer, E, R>
+) =>
+  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes(handlers)), (app) =>
+    Layer.effectDiscard(Effect.flatMap(HttpServer.HttpServer, (http) => http.serve(app))).pipe(
+      Layer.provideMerge(server),
+      Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)))
+    )))
 
 const isReadinessProbe = (url: string) => url === "/ready" || url.startsWith("/ready?")
 
@@ -119,12 +67,13 @@ const answeringWhen = (started: Latch.Latch) =>
  * keeps accepting for SHUTDOWN_DRAIN, so a load balancer stops sending before the port closes,
  * then requests in flight finish.
  */
-export const serveOnceStarted = <E, R, E2, R2>(
-  server: Layer.Layer<HttpServer.HttpServer, E, R>,
-  startup: Layer.Layer<never, E2, R2>
-) =>
-  Layer.unwrap(Effect.sync(() => {
-    const started = Latch.makeUnsafe(false)
+export const serving = <A, E, R, E2, R2, E3, R3, E4, R4>(parts: {
+  readonly server: Layer.Layer<HttpServer.HttpServer, E, R>
+  readonly startup: Layer.Layer<never, E2, R2>
+  readonly handlers: Layer.Layer<A, E3, R3>
+  readonly readiness: Layer.Layer<Readiness, E4, R4>
+}) =>
+  Layer.unwrap(Effect.map(Latch.make(false), (started) => {
     const ready = Layer.effectDiscard(Effect.gen(function*() {
       const readiness = yield* Readiness
       const { shutdownDrain } = yield* AppConfig
@@ -135,7 +84,8 @@ export const serveOnceStarted = <E, R, E2, R2>(
       yield* Effect.addFinalizer(() => Effect.andThen(readiness.stopping, Effect.sleep(shutdownDrain)))
     }))
     return ready.pipe(
-      Layer.provide(startup),
-      Layer.provideMerge(serveOn(answeringWhen(started).pipe(Layer.provide(server))))
+      Layer.provide(parts.startup),
+      Layer.provide(parts.readiness),
+      Layer.provideMerge(serveOn(parts.handlers, answeringWhen(started).pipe(Layer.provide(parts.server))))
     )
   }))

@@ -1,68 +1,91 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { HttpApiEndpoint } from "effect/http-api"
+import { CurrentKey } from "../Auth/Api.ts"
 import { Conflict, ValidationError } from "../Domain/Errors.ts"
 import { sha256 } from "../Projects/Secrets.ts"
-import { IdempotencyRepo } from "./IdempotencyRepo.ts"
+import { Idempotent } from "./Api.ts"
+import { IdempotencyRepo } from "./Repo.ts"
 
 /** Seconds a repeat that met its first attempt still in flight is told to wait. */
 const inFlightRetryAfter = 1
 
-const respond = (status: number, body: unknown, replayed: boolean) => {
-  const response = HttpServerResponse.jsonUnsafe(body, { status })
-  return replayed ? HttpServerResponse.setHeader(response, "idempotent-replayed", "true") : response
-}
+const badKey = new ValidationError({ message: "Idempotency-Key must be 1 to 255 characters" })
+const otherRequest = new Conflict({ message: "this Idempotency-Key was already used with a different request" })
+
+const inFlight = Effect.andThen(
+  // the HttpApi writes the 409 from the contract's error schema, so the header goes on here
+  HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(inFlightRetryAfter)))
+  ),
+  Effect.fail(
+    new Conflict({
+      message: "a request with this Idempotency-Key is still in progress",
+      retryAfterSeconds: inFlightRetryAfter
+    })
+  )
+)
+
+const textDecoder = new TextDecoder()
+
+/** The JSON an answer carries, as the endpoint's success schema encoded it. */
+const bodyOf = (response: HttpServerResponse.HttpServerResponse): unknown =>
+  response.body._tag === "Uint8Array" && response.body.body.length > 0
+    ? JSON.parse(textDecoder.decode(response.body.body))
+    : null
 
 /**
- * `Idempotency-Key` on the POSTs that create things. The lookup, the work and the stored answer
- * share one transaction under an advisory lock on (project, key): concurrent repeats get 409,
- * later repeats get the first answer, and a failed attempt leaves nothing behind to replay.
+ * A stored answer sent again through the endpoint's success schema, as the builder sends a
+ * handler's value: the contract guards a replay as it guarded the first answer (a stored answer
+ * that no longer fits it is a defect, not a wrong body on the wire), and the schema's field order
+ * is restored where the database kept the JSON by its own.
  */
-export class Idempotency extends Context.Service<Idempotency>()("app/Http/Idempotency", {
-  make: Effect.gen(function*() {
-    const repo = yield* IdempotencyRepo
+const replay = (endpoint: HttpApiEndpoint.Top, status: number, body: unknown) =>
+  Effect.gen(function*() {
+    // the schemas of this service's endpoints need no services to decode or encode
+    const [success] = endpoint.success as ReadonlySet<Schema.Codec<unknown, unknown>>
+    const encoded = success === undefined
+      ? body
+      : yield* Schema.encodeUnknownEffect(success)(yield* Schema.decodeUnknownEffect(success)(body))
+    return HttpServerResponse.setHeader(
+      HttpServerResponse.jsonUnsafe(encoded, { status }),
+      "idempotent-replayed",
+      "true"
+    )
+  }).pipe(Effect.orDie)
 
-    const run = <A, E>(options: {
-      readonly projectId: string
-      readonly key: string | undefined
-      readonly status: number
-      readonly work: Effect.Effect<A, E>
-    }) =>
+/**
+ * The lookup, the work and the stored answer share one transaction under an advisory lock on
+ * (project, key): concurrent repeats get 409, later repeats get the first answer, and a failed
+ * attempt (any failure, or an answer outside 2xx) leaves nothing behind to replay. A request
+ * without the header passes straight through.
+ */
+export const IdempotentLive = Layer.effect(
+  Idempotent,
+  Effect.gen(function*() {
+    const repo = yield* IdempotencyRepo
+    return (httpEffect, { endpoint }) =>
       Effect.gen(function*() {
-        if (options.key === undefined) return respond(options.status, yield* options.work, false)
-        const key = options.key
-        if (key.length < 1 || key.length > 255) {
-          return yield* new ValidationError({ message: "Idempotency-Key must be 1 to 255 characters" })
-        }
         const request = yield* HttpServerRequest.HttpServerRequest
+        const key = request.headers["idempotency-key"]
+        if (key === undefined) return yield* httpEffect
+        if (key.length < 1 || key.length > 255) return yield* badKey
+        const { projectId } = yield* CurrentKey
         const body = yield* Effect.orDie(request.text)
         const requestHash = sha256(`${request.method} ${request.url}\n${body}`).toString("hex")
         return yield* repo.withTransaction(Effect.gen(function*() {
-          if (!(yield* repo.tryLock(options.projectId, key))) {
-            // Retry-After tells a client that timed out and tried again that the wait will end; the
-            // HttpApi writes the 409 from the contract's error schema, so the header goes on here
-            yield* HttpEffect.appendPreResponseHandler((_request, response) =>
-              Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(inFlightRetryAfter)))
-            )
-            return yield* new Conflict({
-              message: "a request with this Idempotency-Key is still in progress",
-              retryAfterSeconds: inFlightRetryAfter
-            })
-          }
-          const prior = yield* repo.find(options.projectId, key)
+          if (!(yield* repo.tryLock(projectId, key))) return yield* inFlight
+          const prior = yield* repo.find(projectId, key)
           if (prior._tag === "Some") {
-            if (prior.value.request_hash !== requestHash) {
-              return yield* new Conflict({ message: "this Idempotency-Key was already used with a different request" })
-            }
-            return respond(prior.value.response_status, prior.value.response_body, true)
+            if (prior.value.request_hash !== requestHash) return yield* otherRequest
+            return yield* replay(endpoint, prior.value.response_status, prior.value.response_body)
           }
-          const result = yield* options.work
-          yield* repo.store(options.projectId, key, { requestHash, status: options.status, body: result })
-          return respond(options.status, result, false)
+          const response = yield* httpEffect
+          if (response.status >= 200 && response.status < 300) {
+            yield* repo.store(projectId, key, { requestHash, status: response.status, body: bodyOf(response) })
+          }
+          return response
         }))
       })
-
-    return { run }
   })
-}) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(IdempotencyRepo.layer))
-}
+).pipe(Layer.provide(IdempotencyRepo.layer))

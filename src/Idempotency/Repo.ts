@@ -8,7 +8,7 @@ const Prior = Schema.Struct({ request_hash: Schema.String, response_status: IntF
 export type Prior = typeof Prior.Type
 
 /** Stored first answers of requests sent with an `Idempotency-Key`, for 24 hours. */
-export class IdempotencyRepo extends Context.Service<IdempotencyRepo>()("app/Http/IdempotencyRepo", {
+export class IdempotencyRepo extends Context.Service<IdempotencyRepo>()("app/Idempotency/IdempotencyRepo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

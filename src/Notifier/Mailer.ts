@@ -33,7 +33,7 @@ export class Mailer extends Context.Service<Mailer, {
     const config = yield* AppConfig
     const smtpUrl = config.smtpUrl
     if (Option.isNone(smtpUrl)) return Mailer.unconfigured
-    // loaded only when SMTP_URL asks for it, for the same reason as node-redis (Http/RateLimit)
+    // loaded only when SMTP_URL asks for it, for the same reason as node-redis (RateLimit/RateLimit)
     const { createTransport } = yield* Effect.promise(() => import("nodemailer"))
     const transport = yield* Effect.acquireRelease(
       Effect.sync(() => createTransport(Redacted.value(smtpUrl.value), { from: config.mailFrom })),

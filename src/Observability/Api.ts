@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { AdminAuth } from "../Http/Security.ts"
+import { AdminAuth } from "../Auth/Api.ts"
 
 /** The version of Prometheus's text format this answer is in. */
 export const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"

@@ -1,4 +1,4 @@
-import { Context, Effect, Option, References, Tracer } from "effect"
+import { Context, Effect, Option, Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
 
 /**
@@ -26,30 +26,6 @@ export const notSampledHere: Tracer.ExternalSpan = Tracer.externalSpan({
   spanId: "0000000000000000",
   sampled: false
 })
-
-/**
- * Keys added on the way to a kept request's handler: the server's, the router's, the envelope's,
- * then tracing on and its span (8 for `GET /health`, more for a route behind a key with a body).
- * Past Effect's default of 8, the next key copies the whole context and the fiber reads it all
- * again: with every request kept, that was one copy per request.
- */
-const requestContextDepth = 16
-
-/**
- * The context every request's fiber starts from while requests are traced: tracing off, under
- * the span of a trace not kept, both in its base rather than added over it. Most requests are not
- * kept at a low ratio, and they are served with nothing added to their context for it (each key
- * added would be a step in every lookup, and a new context for the fiber to read again); the
- * envelope turns tracing on for a request that is kept, and puts the caller's span in place for
- * one whose caller's trace is not kept.
- */
-export const untracedRequests = <Services>(context: Context.Context<Services>): Context.Context<Services> => {
-  if (Context.get(context, RequestSampleRatio) === undefined) return context
-  const services = new Map(context.mapUnsafe)
-  services.set(References.TracerEnabled.key, false)
-  services.set(Tracer.ParentSpan.key, notSampledHere)
-  return Context.makeUnsafe(services, { maxDepth: requestContextDepth })
-}
 
 const notSampledTraceparent = () => {
   const ids = crypto.randomUUID().replaceAll("-", "")

@@ -108,11 +108,7 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       if (!isUuid(keyId)) return yield* keyNotFound
       yield* Effect.acquireUseRelease(
         // in place before the commit: the notification can arrive before the statement's answer
-        Effect.sync(() => {
-          const echo = Latch.makeUnsafe(!listening)
-          awaitingEcho.add(echo)
-          return echo
-        }),
+        Effect.tap(Effect.suspend(() => Latch.make(!listening)), (echo) => Effect.sync(() => awaitingEcho.add(echo))),
         (echo) =>
           Effect.gen(function*() {
             if (!(yield* repo.revokeKey(projectId, keyId))) return yield* keyNotFound

@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { RateLimiter, Redis } from "effect/persistence"
 import { AppConfig } from "../Config.ts"
@@ -14,7 +14,7 @@ const window = Duration.minutes(1)
 class StoreReachable extends Context.Service<StoreReachable, {
   readonly reachable: () => boolean
   readonly ping: Effect.Effect<boolean>
-}>()("app/Http/RateLimit/StoreReachable") {}
+}>()("app/RateLimit/StoreReachable") {}
 
 /** Redis answers in a millisecond; a request waits this long for it at most before it goes unlimited. */
 const commandTimeout = Duration.millis(500)
@@ -36,6 +36,8 @@ const redisStore = (url: string) =>
     // loaded only when REDIS_URL asks for it: node-redis's command tables are thousands of
     // objects that every full collection would otherwise mark for nothing
     const { createClient } = yield* Effect.promise(() => import("redis"))
+    // node-redis calls its callbacks outside any fiber: they run effects with the layer's services
+    const runSync = Effect.runSyncWith(yield* Effect.context<never>())
     const client = yield* Effect.acquireRelease(
       Effect.sync(() =>
         createClient({
@@ -43,7 +45,7 @@ const redisStore = (url: string) =>
           disableOfflineQueue: true,
           socket: {
             connectTimeout: connectTimeoutMillis,
-            reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) + Math.floor(Math.random() * 100)
+            reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) + runSync(Random.nextIntBetween(0, 100))
           }
         })
       ),
@@ -51,12 +53,11 @@ const redisStore = (url: string) =>
       (client) => Effect.sync(() => client.destroy())
     )
 
-    const log = Effect.runSyncWith(yield* Effect.context<never>())
     let reachable = true
     const wentDown = (cause: unknown) => {
       if (!reachable) return
       reachable = false
-      log(Effect.logWarning(
+      runSync(Effect.logWarning(
         "rate limit store (Redis) unavailable: requests go unlimited until it answers again",
         describeCause(cause)
       ))
@@ -64,7 +65,7 @@ const redisStore = (url: string) =>
     const cameBack = () => {
       if (reachable) return
       reachable = true
-      log(Effect.logInfo("rate limit store (Redis) is back: requests are counted again"))
+      runSync(Effect.logInfo("rate limit store (Redis) is back: requests are counted again"))
     }
     // without a listener node-redis would throw its errors; each one is a failed attempt
     client.on("error", wentDown)
@@ -157,7 +158,7 @@ const secondsOf = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 const seconds = (duration: Duration.Duration) => secondsOf(Duration.toMillis(duration))
 
 /** Fixed windows of one minute per key; the RateLimit-* headers go on every response it governs. */
-export class RateLimit extends Context.Service<RateLimit>()("app/Http/RateLimit", {
+export class RateLimit extends Context.Service<RateLimit>()("app/RateLimit", {
   make: Effect.gen(function*() {
     const budgets = yield* RateLimiter.RateLimiterStore
     const config = yield* AppConfig

@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { searchTypesOf } from "../Domain/Search.ts"
-import { requireFullScope } from "../Http/Scope.ts"
-import { CurrentKey } from "../Http/Security.ts"
+import { requireFullScope } from "../Auth/Scope.ts"
+import { CurrentKey } from "../Auth/Api.ts"
 import { Search } from "./Search.ts"
 
 export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { InternalErrorWire, NotFoundWire, PayloadTooLargeWire, ValidationErrorWire } from "../Domain/Errors.ts"
+import { InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
 import {
   CreateWebhookInput,
   DeliveryList,
@@ -9,13 +9,13 @@ import {
   WebhookCreated,
   WebhookList
 } from "../Domain/Webhook.ts"
-import { AdminAuth } from "../Http/Security.ts"
+import { AdminAuth } from "../Auth/Api.ts"
 
 const ProjectPath = { pid: Schema.String }
 const WebhookPath = { pid: Schema.String, webhook_id: Schema.String }
 const DeliveryPath = { pid: Schema.String, webhook_id: Schema.String, delivery_id: Schema.String }
 const base = "/v1/admin/projects/:pid/webhooks"
-const error = [ValidationErrorWire, NotFoundWire, PayloadTooLargeWire, InternalErrorWire]
+const error = [ValidationError.wire, NotFound.wire, PayloadTooLarge.wire, InternalError.wire]
 
 /** The operator's webhook endpoints: registration, secrets and the deliveries log. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")

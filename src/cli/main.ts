@@ -4,11 +4,10 @@ import { Cause, Config, Console, Effect, Layer, Option, Runtime, Schema, SchemaI
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import { SqlError } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
-import { Articles } from "../Articles/Articles.ts"
 import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
 import { DataDirInUse } from "../Database/DataDirLock.ts"
-import * as Database from "../Database/Database.ts"
+import * as App from "../App.ts"
 import { seedDemo } from "../Demo/Demo.ts"
 import { isApiError } from "../Domain/Errors.ts"
 import { isUuid } from "../Domain/Fields.ts"
@@ -24,9 +23,9 @@ import {
 import { Projects } from "../Projects/Projects.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
 
-/** The services of the HTTP API that the commands use, over the database the settings name. */
-const ServicesForCli = Layer.mergeAll(Projects.layer, Articles.layer, Tickets.layer, AdminToken.layer).pipe(
-  Layer.provideMerge(Database.layer),
+/** The services of the HTTP API that the commands use, from the app graph, over the database the settings name. */
+const ServicesForCli = Layer.mergeAll(App.ProjectsLive, App.ArticlesLive, App.TicketsLive, App.AdminTokenLive).pipe(
+  Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
   Layer.provideMerge(NodeServices.layer)
 )

@@ -4,9 +4,7 @@ import { Context, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { AppConfig } from "../../src/Config.ts"
-import * as Database from "../../src/Database/Database.ts"
-import { serveOnceStarted } from "../../src/Http/Server.ts"
-import { ServicesLive } from "../../src/Services.ts"
+import * as App from "../../src/App.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { freshDatabase } from "../support/Databases.ts"
 import { testSettings } from "../support/Settings.ts"
@@ -30,11 +28,9 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
     listForContact: defect,
     findId: defect
   })
-  // the broken Tickets is provided first, so the routes never see the real one of ServicesLive
-  const server = serveOnceStarted(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), Layer.empty).pipe(
-    Layer.provide(Layer.succeed(Tickets, tickets)),
-    Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(Database.layer),
+  // the whole server, its Tickets swapped for the broken one
+  const http = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+  const server = App.httpLayer(http, Layer.empty, { ...App.liveServices, tickets: Layer.succeed(Tickets, tickets) }).pipe(
     Layer.provideMerge(Layer.succeed(AppConfig, config)),
     Layer.provideMerge(NodeHttpServer.layerHttpServices)
   )

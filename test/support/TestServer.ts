@@ -5,13 +5,10 @@ import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { createServer, type RequestTimeouts } from "../../src/Http/NodeServer.ts"
 import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
-import * as Database from "../../src/Database/Database.ts"
+import * as App from "../../src/App.ts"
+import { AdminAuth, ProjectAuth } from "../../src/Auth/Api.ts"
 import type { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
-import { serveOnceStarted } from "../../src/Http/Server.ts"
-import { AdminAuth, ProjectAuth } from "../../src/Http/Security.ts"
-import { pipelineLayer, PipelineLive } from "../../src/Jobs/Pipeline.ts"
 import type { Notifier } from "../../src/Notifier/Notifier.ts"
-import { ServicesLive } from "../../src/Services.ts"
 import type { Triage } from "../../src/Triage/Triage.ts"
 import * as Tracing from "../../src/Observability/Tracing.ts"
 import { type DatabaseKind, freshDatabase, testSettings } from "./Databases.ts"
@@ -96,12 +93,12 @@ export const serviceLayer = (
     const pipeline = options.pipeline === undefined
       ? Layer.empty
       : options.pipeline === "live"
-      ? PipelineLive
-      : pipelineLayer(options.pipeline)
+      ? App.PipelineLive
+      : App.pipeline(options.pipeline)
     const http = NodeHttpServer.layer(() => createServer(options.timeouts), { port: options.port ?? 0, host: "127.0.0.1" })
-    return Layer.merge(serveOnceStarted(http, options.startup ?? Layer.empty), pipeline).pipe(
-      Layer.provideMerge(ServicesLive),
-      Layer.provideMerge(Database.layer),
+    return Layer.merge(App.httpLayer(http, options.startup ?? Layer.empty), pipeline).pipe(
+      Layer.provideMerge(App.ServicesLive),
+      Layer.provideMerge(App.DatabaseLive),
       // as in main: traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, else no span at all
       Layer.provide(Tracing.layer(config)),
       Layer.provideMerge(Layer.succeed(AppConfig, config)),

@@ -1,0 +1,78 @@
+import { Effect } from "effect"
+import type { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ValidationError } from "../Domain/Errors.ts"
+import { errorResponse, maxBodyBytes, tooLarge } from "./Failures.ts"
+
+/**
+ * How deep arrays and objects may nest in a JSON body. Schema decoding and JSON.stringify recurse
+ * once per level, and a few thousand levels fit in 10 KB; no field of the API needs more than a
+ * handful, and metadata gets the rest.
+ */
+export const maxJsonDepth = 64
+
+const tooDeep = () =>
+  errorResponse(
+    new ValidationError({ message: `request body must not nest arrays or objects more than ${maxJsonDepth} levels deep` })
+  )
+
+const wrongType = () => errorResponse(new ValidationError({ message: "Content-Type must be application/json" }))
+
+const quote = 0x22
+const backslash = 0x5c
+
+/** Whether the quote at `at` follows an odd number of backslashes. */
+const isEscaped = (bytes: Uint8Array, at: number) => {
+  let before = at - 1
+  while (before >= 0 && bytes[before] === backslash) before--
+  return (at - 1 - before) % 2 === 1
+}
+
+/**
+ * Whether a JSON text nests deeper than `maxJsonDepth`, in one pass over its bytes without
+ * parsing it. Every byte of a multi-byte UTF-8 character is above 0x7f, so brackets, braces and
+ * quotes are found in the bytes alone; a string is skipped to its closing quote. Text that is not
+ * JSON can be counted wrong, and JSON.parse refuses it later anyway.
+ */
+const nestsTooDeep = (bytes: Uint8Array) => {
+  // a body of n bytes holds at most n / 2 levels
+  if (bytes.length <= 2 * maxJsonDepth) return false
+  let depth = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (byte === quote) {
+      let end = bytes.indexOf(quote, i + 1)
+      while (end !== -1 && isEscaped(bytes, end)) end = bytes.indexOf(quote, end + 1)
+      if (end === -1) return false
+      i = end
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > maxJsonDepth) return true
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
+
+const isJson = (contentType: string | undefined) =>
+  contentType === undefined || /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
+
+/**
+ * The body of a request that carries one, checked before anything decodes it: at most 1 MiB
+ * (a declared length over it is refused before a byte is read; one cut off on the way is refused
+ * by the platform's MaxBodySize, set for the server), JSON, and no deeper than `maxJsonDepth`. The
+ * body is kept, so the decoder reads these same bytes again.
+ */
+export const checkingBody = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E | HttpServerError.HttpServerError, R> => {
+  if (!hasBody(request.method)) return app
+  if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(tooLarge())
+  if (!isJson(request.headers["content-type"])) return Effect.succeed(wrongType())
+  return Effect.flatMap(
+    request.arrayBuffer,
+    (body) => nestsTooDeep(new Uint8Array(body)) ? Effect.succeed(tooDeep()) : app
+  )
+}
