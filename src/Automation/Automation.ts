@@ -3,7 +3,7 @@ import type { CreateRuleInput, RuleRun } from "../Domain/Automation.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { changeEvents, type ServiceEvent } from "../Domain/Events.ts"
 import { isUuid, Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
-import { eventJobs, eventOf, type JobHandler } from "../Domain/Jobs.ts"
+import { eventJobs, type JobHandler } from "../Domain/Jobs.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { type LockedTicket, TicketsRepo } from "../Tickets/Repo.ts"
 import { matches } from "./Conditions.ts"
@@ -74,9 +74,9 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
      * rule already recorded for this job is skipped, so a re-run after a crash applies nothing
      * twice. Changes fire their events to webhooks, never to rules (no loops).
      */
-    const run: JobHandler = (job) =>
+    const run: JobHandler<"automation"> = (job) =>
       Effect.gen(function*() {
-        const { event } = eventOf(job.payload)
+        const { event } = job.payload
         const ticketId = job.ticketId
         if (ticketId === null) return
         const { stored } = yield* repo.list(job.projectId, event.event)

@@ -1,47 +1,111 @@
-import { Data, type Duration, type Effect, type Option } from "effect"
-import type { ServiceEvent } from "./Events.ts"
-
-/** What the background pipeline does; one row in `jobs` per piece of follow-up work. */
-export const JobKinds = [
-  "triage",
-  "duplicate_check",
-  "error_link",
-  "webhook_delivery",
-  "automation",
-  "notify",
-  "contact_notify"
-] as const
-export type JobKind = (typeof JobKinds)[number]
+import { Data, type Duration, type Effect, type Option, Schema, SchemaGetter } from "effect"
+import { EventKinds, type ServiceEvent } from "./Events.ts"
 
 /**
- * A piece of follow-up work as the API writes it. A `webhook` entry is an event to send: it
+ * An event as a job carries it: its kind, and the JSON text that will be sent. Text, not a jsonb
+ * object, which would come back with its keys reordered: receivers should see `event`,
+ * `timestamp`, `data` in that order.
+ */
+export const EventPayload = Schema.Struct({ kind: Schema.Literals(EventKinds), body: Schema.String })
+export type EventPayload = typeof EventPayload.Type
+
+/** The fields of an event that rules read; the rest of its data rides along unchecked. */
+const EventFields = Schema.Struct({
+  event: Schema.Literals(EventKinds),
+  timestamp: Schema.String,
+  data: Schema.StructWithRest(
+    Schema.Struct({ id: Schema.String, project_id: Schema.String }),
+    [Schema.Record(Schema.String, Schema.Unknown)]
+  )
+})
+
+/**
+ * An automation job's event: stored as its text, parsed once when the job is claimed, since
+ * rules read its fields; encoded, it is that text again.
+ */
+export const AutomationPayload = EventPayload.pipe(Schema.decodeTo(
+  Schema.Struct({ ...EventPayload.fields, event: Schema.fromJsonString(EventFields) }),
+  {
+    decode: SchemaGetter.transform((payload) => ({ ...payload, event: payload.body })),
+    encode: SchemaGetter.transform(({ body, kind }) => ({ kind, body }))
+  }
+))
+
+/** The payload of a job whose ticket says it all. */
+export const NoPayload = Schema.Struct({})
+
+/** A webhook delivery's attempt; `once` when a person asked for it (redeliver), so it is not retried. */
+export const DeliveryPayload = Schema.Struct({ delivery_id: Schema.String, once: Schema.optionalKey(Schema.Boolean) })
+
+/** An agent to tell about a reply on the ticket assigned to them. */
+export const NotifyPayload = Schema.Struct({
+  agent_id: Schema.String,
+  message_id: Schema.NullOr(Schema.String),
+  reason: Schema.Literal("ticket_replied")
+})
+
+/** A ticket's contact to mail an agent's public reply to. */
+export const ContactNotifyPayload = Schema.Struct({
+  contact_id: Schema.String,
+  message_id: Schema.String,
+  reason: Schema.Literal("agent_replied")
+})
+
+const jobOf = <const Kind extends string, Payload extends Schema.Top>(kind: Kind, payload: Payload) =>
+  Schema.Struct({ kind: Schema.Literal(kind), payload })
+
+/**
+ * What the background pipeline does, one row in `jobs` per piece of follow-up work, told apart by
+ * its kind: a claim decodes the row's payload with this, and the outbox writes its encoded form.
+ */
+export const Job = Schema.Union([
+  jobOf("triage", EventPayload),
+  jobOf("duplicate_check", NoPayload),
+  jobOf("error_link", NoPayload),
+  jobOf("webhook_delivery", DeliveryPayload),
+  jobOf("automation", AutomationPayload),
+  jobOf("notify", NotifyPayload),
+  jobOf("contact_notify", ContactNotifyPayload)
+])
+export type Job = typeof Job.Type
+export type JobKind = Job["kind"]
+export const JobKinds: ReadonlyArray<JobKind> = Job.members.map((member) => member.fields.kind.literal)
+
+/**
+ * A piece of follow-up work as the API writes it: a job as its row stores it (an automation job's
+ * event as its text), so writing it costs no parse. A `webhook` entry is an event to send: it
  * becomes a delivery (and its job) per subscribed endpoint in the same statement. An
  * `automation` entry becomes a job only when the project has a rule for its event.
  */
-export interface NewJob {
-  readonly kind: JobKind | "webhook"
+export const NewJobEntry = Schema.Union([Schema.toEncoded(Job), jobOf("webhook", EventPayload)])
+
+export type NewJob = typeof NewJobEntry.Type & {
   readonly projectId: string
   readonly ticketId: string
-  readonly payload: Record<string, unknown>
   /** when it falls due: the time of the change that caused it, from the Clock like every time */
   readonly runAt: string
   /** the W3C traceparent of the work that caused it, when tracing is on */
   readonly trace?: string | null | undefined
 }
 
-/** A job this instance holds: it runs it, and only it can finish it, while `lease` is current. */
-export interface ClaimedJob {
+/**
+ * A job this instance holds, whatever its payload: it runs it, and only it can finish it, while
+ * `lease` is current.
+ */
+export interface HeldJob {
   readonly id: string
   readonly kind: JobKind
   readonly projectId: string
   readonly ticketId: string | null
-  readonly payload: Record<string, unknown>
   /** attempts so far, this one included */
   readonly attempts: number
   readonly lease: string
   /** the traceparent stored with it: its run joins that trace */
   readonly trace?: string | null | undefined
 }
+
+/** A held job of kind `K` with its decoded payload. */
+export type ClaimedJob<K extends JobKind = JobKind> = HeldJob & Extract<Job, { readonly kind: K }>
 
 /** A job's attempt went wrong in an expected way; it is retried on its kind's schedule. */
 export class JobFailed extends Data.TaggedError("JobFailed")<{
@@ -54,29 +118,20 @@ export interface Attempt {
   readonly retryDelay: Option.Option<Duration.Duration>
 }
 
-export type JobHandler = (job: ClaimedJob, attempt: Attempt) => Effect.Effect<void, JobFailed>
+export type JobHandler<K extends JobKind = JobKind> = (job: ClaimedJob<K>, attempt: Attempt) => Effect.Effect<void, JobFailed>
 
 /**
  * Runs many jobs of one kind together: a statement for all of them, not one each, which is what
  * lets the pipeline keep up with a flood of tickets. The batch succeeds or fails as a whole; a
  * failed batch is retried job by job on each job's own schedule.
  */
-export interface BatchJobHandler {
-  readonly batch: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void, JobFailed>
+export interface BatchJobHandler<K extends JobKind = JobKind> {
+  readonly batch: (jobs: ReadonlyArray<ClaimedJob<K>>) => Effect.Effect<void, JobFailed>
   /** the most jobs one batch takes */
   readonly size: number
 }
 
-/**
- * An event rides in its job as the JSON text that will be sent: a jsonb object would come back
- * with its keys reordered, and receivers should see `event`, `timestamp`, `data` in that order.
- */
-const eventPayload = (event: ServiceEvent) => ({ kind: event.event, body: JSON.stringify(event) })
-
-export const eventOf = (payload: Record<string, unknown>) => ({
-  event: JSON.parse(String(payload.body)) as ServiceEvent,
-  body: String(payload.body)
-})
+const eventPayload = (event: ServiceEvent): EventPayload => ({ kind: event.event, body: JSON.stringify(event) })
 
 /**
  * Every event goes out as webhooks and runs the project's automation rules, except an event
@@ -130,12 +185,12 @@ export interface AgentNotification {
 }
 
 /** The notification a `notify` job carries. */
-export const notificationOf = (job: ClaimedJob): AgentNotification => ({
+export const notificationOf = (job: ClaimedJob<"notify">): AgentNotification => ({
   projectId: job.projectId,
   ticketId: job.ticketId ?? "",
-  agentId: String(job.payload.agent_id),
-  messageId: typeof job.payload.message_id === "string" ? job.payload.message_id : null,
-  reason: "ticket_replied"
+  agentId: job.payload.agent_id,
+  messageId: job.payload.message_id,
+  reason: job.payload.reason
 })
 
 /** A ticket's contact to send an agent's public reply to. */
@@ -158,10 +213,10 @@ export const contactNotifyJob = (notification: ContactNotification, runAt: strin
 })
 
 /** The notification a `contact_notify` job carries. */
-export const contactNotificationOf = (job: ClaimedJob): ContactNotification => ({
+export const contactNotificationOf = (job: ClaimedJob<"contact_notify">): ContactNotification => ({
   projectId: job.projectId,
   ticketId: job.ticketId ?? "",
-  contactId: String(job.payload.contact_id),
-  messageId: String(job.payload.message_id),
-  reason: "agent_replied"
+  contactId: job.payload.contact_id,
+  messageId: job.payload.message_id,
+  reason: job.payload.reason
 })

@@ -1,15 +1,17 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
-import type { NewJob } from "../Domain/Jobs.ts"
+import { type NewJob, NewJobEntry } from "../Domain/Jobs.ts"
 import { currentTraceparent } from "../Observability/TraceContext.ts"
+
+const encodeEntry = Schema.encodeSync(NewJobEntry)
 
 const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
   JSON.stringify(jobs.map((job) => ({
     kind: job.kind,
     project_id: job.projectId,
     ticket_id: job.ticketId,
-    payload: job.payload,
+    payload: encodeEntry(job).payload,
     run_at: job.runAt,
     trace_context: job.trace ?? null
   })))

@@ -1,15 +1,16 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
-import { type ClaimedJob, JobKinds, type JobKind } from "../Domain/Jobs.ts"
+import { type ClaimedJob, type HeldJob, Job, JobKinds, type JobKind } from "../Domain/Jobs.ts"
 
+// the payload is decoded row by row (decodeJob): one that does not decode fails its job, not the claim
 const ClaimRow = Schema.Struct({
   id: Schema.NullOr(Schema.String),
   kind: Schema.NullOr(Schema.Literals(JobKinds)),
   project_id: Schema.NullOr(Schema.String),
   ticket_id: Schema.NullOr(Schema.String),
-  payload: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
+  payload: Schema.Unknown,
   attempts: Schema.NullOr(IntFromRow),
   lease: Schema.NullOr(Schema.String),
   trace_context: Schema.NullOr(Schema.String),
@@ -23,6 +24,14 @@ const QueueRow = Schema.Struct({
   oldest_due_seconds: Schema.Number
 })
 
+const decodeJob = Schema.decodeUnknownResult(Job)
+
+/** A claimed job whose payload does not decode as its kind's (written by hand, or by a later version). */
+export interface UndecodableJob {
+  readonly job: HeldJob
+  readonly error: string
+}
+
 const iso = (millis: number) => new Date(millis).toISOString()
 
 export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
@@ -33,7 +42,8 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
      * Takes up to `limit` due jobs of each kind, in one statement: pending ones whose time has
      * come, and running ones whose lease expired (their instance died). `SKIP LOCKED` lets
      * instances claim side by side without waiting on each other or taking the same job. Also
-     * answers when the next pending job falls due, so an idle worker knows how long to sleep.
+     * answers when the next pending job falls due, so an idle worker knows how long to sleep. A
+     * job whose payload does not decode comes back apart, with why, for the worker to fail.
      *
      * Rows named by a list in the statement are matched with `= ANY(ARRAY(…))`, here and below:
      * joined instead, the planner guesses the list at a hundred rows or more and hashes the whole
@@ -70,28 +80,33 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
           WHERE status = 'pending' AND run_at > ${iso(options.now)}
         ) soon LEFT JOIN claimed ON true`.pipe(
         Rows.all(ClaimRow),
-        Effect.map((rows) => ({
-          jobs: rows.flatMap((row): Array<ClaimedJob> =>
-            row.id === null ? [] : [{
+        Effect.map((rows) => {
+          const jobs: Array<ClaimedJob> = []
+          const undecodable: Array<UndecodableJob> = []
+          for (const row of rows) {
+            if (row.id === null) continue
+            const held: HeldJob = {
               id: row.id,
               kind: row.kind!,
               projectId: row.project_id!,
               ticketId: row.ticket_id,
-              payload: row.payload ?? {},
               attempts: row.attempts ?? 1,
               lease: row.lease!,
               trace: row.trace_context
-            }]
-          ),
-          nextDue: rows[0]?.next_due == null ? undefined : rows[0].next_due.getTime()
-        }))
+            }
+            const decoded = decodeJob({ kind: held.kind, payload: row.payload })
+            if (Result.isSuccess(decoded)) jobs.push({ ...held, ...decoded.success })
+            else undecodable.push({ job: held, error: `its payload does not decode: ${decoded.failure.message}` })
+          }
+          return { jobs, undecodable, nextDue: rows[0]?.next_due == null ? undefined : rows[0].next_due.getTime() }
+        })
       )
 
     /**
      * Finishes jobs in one statement; a job whose lease was lost meanwhile is left to its new
      * holder. Rows are locked in id order, so two batches never wait on each other in a circle.
      */
-    const complete = (jobs: ReadonlyArray<ClaimedJob>, now: number) =>
+    const complete = (jobs: ReadonlyArray<HeldJob>, now: number) =>
       sql`WITH held AS (
             SELECT * FROM jsonb_to_recordset(${JSON.stringify(jobs.map((job) => ({ id: job.id, lease: job.lease })))}::jsonb)
               AS f(id uuid, lease uuid)
@@ -106,7 +121,7 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
           WHERE jobs.id = ANY(ARRAY(SELECT id FROM finished))`.pipe(Rows.run)
 
     /** After a failed attempt: due again at `retryAt`, or `failed` for good when there is none. */
-    const fail = (job: ClaimedJob, now: number, error: string, retryAt: number | undefined) =>
+    const fail = (job: HeldJob, now: number, error: string, retryAt: number | undefined) =>
       sql`UPDATE jobs SET status = ${retryAt === undefined ? "failed" : "pending"},
             run_at = ${retryAt === undefined ? iso(now) : iso(retryAt)},
             lease = NULL, locked_by = NULL, locked_until = NULL, last_error = ${error.slice(0, 2000)},
@@ -117,7 +132,7 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
      * Hands back a job this instance will not finish (it is shutting down): due at once, and
      * the attempt does not count. The NOTIFY wakes another instance to take it.
      */
-    const release = (job: ClaimedJob, now: number) =>
+    const release = (job: HeldJob, now: number) =>
       sql`WITH released AS (
             UPDATE jobs SET status = 'pending', attempts = greatest(jobs.attempts - 1, 0), run_at = ${iso(now)},
               lease = NULL, locked_by = NULL, locked_until = NULL, updated_at = ${iso(now)}

@@ -1,19 +1,20 @@
 import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, References, Schedule, Stream, Tracer } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
-import { type BatchJobHandler, type ClaimedJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
+import { type BatchJobHandler, type ClaimedJob, type HeldJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
 import { recordJobOutcome, recordJobRun } from "../Observability/Metrics.ts"
 import { parentOf } from "../Observability/TraceContext.ts"
-import { JobsRepo } from "./Repo.ts"
+import { JobsRepo, type UndecodableJob } from "./Repo.ts"
 import { backoffPolicy, delayAfter, oncePolicy, webhookPolicy } from "./Retry.ts"
 
 /**
- * What each kind of job does, one job at a time or in batches. A kind without a handler is never
- * claimed by this instance.
+ * What each kind of job does, one job at a time or in batches, given that kind's payload. A kind
+ * without a handler is never claimed by this instance.
  */
-export class JobHandlers extends Context.Service<JobHandlers, Partial<Record<JobKind, JobHandler | BatchJobHandler>>>()(
-  "app/Jobs/JobHandlers"
-) {}
+export class JobHandlers extends Context.Service<
+  JobHandlers,
+  { readonly [K in JobKind]?: JobHandler<K> | BatchJobHandler<K> }
+>()("app/Jobs/JobHandlers") {}
 
 /**
  * Jobs of a kind one instance has in hand at once, unless JOB_CONCURRENCY says otherwise. Kinds
@@ -96,11 +97,11 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   // the jobs whose leases the heartbeat keeps: from their claim until their outcome is recorded,
   // or could not be; a job let go with its outcome unrecorded runs again once its lease runs out
   const inHand = new Set<string>()
-  const letGo = (jobs: ReadonlyArray<ClaimedJob>) => Effect.sync(() => jobs.forEach((job) => inHand.delete(job.id)))
+  const letGo = (jobs: ReadonlyArray<HeldJob>) => Effect.sync(() => jobs.forEach((job) => inHand.delete(job.id)))
 
   // finished jobs are marked done in batches: one statement for all that finished meanwhile
-  const finished = yield* Queue.unbounded<ClaimedJob>()
-  const markDone = (jobs: ReadonlyArray<ClaimedJob>) =>
+  const finished = yield* Queue.unbounded<HeldJob>()
+  const markDone = (jobs: ReadonlyArray<HeldJob>) =>
     jobs.length === 0
       ? Effect.void
       : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(jobs, now)).pipe(Effect.ensuring(letGo(jobs)))
@@ -120,7 +121,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   const running = yield* FiberSet.make<void>()
 
   /** Records how an attempt ended: done, due again on its schedule, or failed for good. */
-  const settle = (job: ClaimedJob, retryDelay: Option.Option<Duration.Duration>, exit: Exit.Exit<void, JobFailed>) =>
+  const settle = (job: HeldJob, retryDelay: Option.Option<Duration.Duration>, exit: Exit.Exit<void, JobFailed>) =>
     Effect.gen(function*() {
       const context = yield* Effect.context<never>()
       if (exit._tag === "Success") {
@@ -155,7 +156,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       )
     })
 
-  const spanOptions = (job: ClaimedJob) => ({
+  const spanOptions = (job: HeldJob) => ({
     parent: parentOf(job.trace ?? null),
     // without a stored trace, a trace of its own
     root: true,
@@ -167,14 +168,14 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
    * A job whose trace is not kept runs without spans, as a request that is not kept does, under
    * its stored trace: the jobs it writes carry the same decision.
    */
-  const notKept = (jobs: ReadonlyArray<ClaimedJob>) => {
+  const notKept = (jobs: ReadonlyArray<HeldJob>) => {
     const parents = jobs.map((job) => parentOf(job.trace ?? null))
     return parents.every((parent) => parent !== undefined && !parent.sampled) ? parents[0] : undefined
   }
   const untracedUnder = (parent: Tracer.AnySpan) => <A, E, R>(run: Effect.Effect<A, E, R>) =>
     run.pipe(Effect.provideService(Tracer.ParentSpan, parent), Effect.withTracerEnabled(false))
 
-  const tracedJob = (kind: JobKind, job: ClaimedJob, run: Effect.Effect<void, JobFailed>) => {
+  const tracedJob = (kind: JobKind, job: HeldJob, run: Effect.Effect<void, JobFailed>) => {
     const parent = notKept([job])
     return parent === undefined ? Effect.withSpan(run, `job ${kind}`, spanOptions(job)) : untracedUnder(parent)(run)
   }
@@ -184,7 +185,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
    * for the batch's whole run. The batch's statements go in one span under the first of them
    * that is kept, linked to the others.
    */
-  const tracedBatch = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, run: Effect.Effect<void, JobFailed>) =>
+  const tracedBatch = (kind: JobKind, jobs: ReadonlyArray<HeldJob>, run: Effect.Effect<void, JobFailed>) =>
     Effect.gen(function*() {
       const parent = notKept(jobs)
       if (parent !== undefined) return yield* untracedUnder(parent)(run)
@@ -205,7 +206,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     })
 
   /** Runs jobs of one kind, by themselves or as one batch, and gives their slots back after. */
-  const runJobs = (kind: JobKind, jobs: ReadonlyArray<ClaimedJob>, handler: JobHandler | BatchJobHandler) =>
+  const runJobs = <K extends JobKind>(kind: K, jobs: ReadonlyArray<ClaimedJob<K>>, handler: JobHandler<K> | BatchJobHandler<K>) =>
     Effect.gen(function*() {
       const retryDelays = yield* Effect.forEach(jobs, (job) => delayAfter(policyOf(job), job.attempts))
       if (typeof handler === "function") {
@@ -235,6 +236,37 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       Effect.annotateLogs(jobs.length === 1 ? { job_id: jobs[0]!.id, job_kind: kind } : { job_kind: kind })
     )
 
+  /** A job no handler can read would fail the same way on every attempt: it fails for good at once. */
+  const failUndecodable = ({ error, job }: UndecodableJob) =>
+    settle(job, Option.none(), Exit.fail(new JobFailed({ message: error }))).pipe(
+      Effect.catchCause((cause) =>
+        Effect.logError("could not record an undecodable job as failed; it is claimed again once its lease runs out", cause)
+      ),
+      // it took a slot of the claim without holding one after: more of its kind may be due
+      Effect.ensuring(Effect.suspend(() => backlog[job.kind] ? Queue.offer(wake, undefined) : Effect.void)),
+      Effect.annotateLogs({ job_id: job.id, job_kind: job.kind })
+    )
+
+  /** Starts the claimed jobs of `kind`, alone or in batches, and fails those that do not decode. */
+  const start = <K extends JobKind>(
+    kind: K,
+    limit: number,
+    claimed: { readonly jobs: ReadonlyArray<ClaimedJob>; readonly undecodable: ReadonlyArray<UndecodableJob> }
+  ) =>
+    Effect.gen(function*() {
+      const jobs = claimed.jobs.filter((job): job is ClaimedJob<K> => job.kind === kind)
+      const undecodable = claimed.undecodable.filter(({ job }) => job.kind === kind)
+      backlog[kind] = jobs.length + undecodable.length === limit
+      const handler = handlers[kind]!
+      const size = typeof handler === "function" ? 1 : handler.size
+      busy[kind] += jobs.length
+      for (const job of jobs) inHand.add(job.id)
+      for (let first = 0; first < jobs.length; first += size) {
+        yield* FiberSet.run(running, runJobs(kind, jobs.slice(first, first + size), handler))
+      }
+      for (const entry of undecodable) yield* FiberSet.run(running, failUndecodable(entry))
+    })
+
   const claimOnce = Effect.gen(function*() {
     const limits = kinds
       .filter((kind) => busy[kind] < capacity[kind])
@@ -242,17 +274,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     if (limits.length === 0) return now + pollMillis
     const claimed = yield* repo.claim({ now, leaseUntil: now + leaseMillis, owner, limits })
-    for (const { kind, limit } of limits) {
-      const jobs = claimed.jobs.filter((job) => job.kind === kind)
-      backlog[kind] = jobs.length === limit
-      const handler = handlers[kind]!
-      const size = typeof handler === "function" ? 1 : handler.size
-      busy[kind] += jobs.length
-      for (const job of jobs) inHand.add(job.id)
-      for (let start = 0; start < jobs.length; start += size) {
-        yield* FiberSet.run(running, runJobs(kind, jobs.slice(start, start + size), handler))
-      }
-    }
+    for (const { kind, limit } of limits) yield* start(kind, limit, claimed)
     return Math.min(now + pollMillis, claimed.nextDue ?? Infinity)
   })
 

@@ -1,6 +1,6 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
-import { type BatchJobHandler, type ClaimedJob, JobFailed, type JobHandler } from "../Domain/Jobs.ts"
+import { type BatchJobHandler, JobFailed, type HeldJob, type JobHandler } from "../Domain/Jobs.ts"
 import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
@@ -10,7 +10,7 @@ import { TicketsRepo } from "./Repo.ts"
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
 /** The tickets a batch of jobs is about; a job without one has nothing to do. */
-const ticketsOf = (jobs: ReadonlyArray<ClaimedJob>) => jobs.flatMap((job) => job.ticketId === null ? [] : [job.ticketId])
+const ticketsOf = (jobs: ReadonlyArray<HeldJob>) => jobs.flatMap((job) => job.ticketId === null ? [] : [job.ticketId])
 
 /**
  * Tickets a triage or duplicate-check statement takes at once: large enough that a flood costs a
@@ -81,7 +81,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
      * Triage of a batch: the tickets read in one query, classified (a network model a few at a
      * time), and the results written in one statement. A ticket deleted meanwhile is skipped.
      */
-    const runTriage: BatchJobHandler = {
+    const runTriage: BatchJobHandler<"triage"> = {
       size: batchSize,
       batch: (jobs) =>
         Effect.gen(function*() {
@@ -105,7 +105,8 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
                   result,
                   automation: {
                     jobId: job.id,
-                    payload: job.payload.body === undefined ? null : JSON.stringify(job.payload),
+                    // the automation job carries the event as triage got it: the same text
+                    payload: JSON.stringify(job.payload),
                     runAt
                   }
                 }
@@ -115,7 +116,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
         })
     }
 
-    const checkDuplicate: BatchJobHandler = {
+    const checkDuplicate: BatchJobHandler<"duplicate_check"> = {
       size: batchSize,
       batch: (jobs) =>
         Effect.gen(function*() {
@@ -126,7 +127,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
         })
     }
 
-    const linkIssues: JobHandler = (job) =>
+    const linkIssues: JobHandler<"error_link"> = (job) =>
       Effect.gen(function*() {
         const found = yield* repo.findSubmitted(job.ticketId ?? "")
         if (Option.isNone(found)) return

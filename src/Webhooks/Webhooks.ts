@@ -136,9 +136,9 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
       )
 
     /** The `webhook_delivery` job: one attempt, logged; a failure is retried on the webhook schedule. */
-    const deliver: JobHandler = (job, { retryDelay }) =>
+    const deliver: JobHandler<"webhook_delivery"> = (job, { retryDelay }) =>
       Effect.gen(function*() {
-        const target = yield* repo.target(String(job.payload.delivery_id))
+        const target = yield* repo.target(job.payload.delivery_id)
         // the endpoint was deleted, or this is a re-run of an attempt that got through before a crash
         if (target === undefined || (target.status === "delivered" && job.payload.once !== true)) return
         const sent = yield* Clock.currentTimeNanos

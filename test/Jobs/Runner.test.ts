@@ -17,7 +17,7 @@ import { JobsRepo } from "../../src/Jobs/Repo.ts"
 import { JobHandlers, RunnerLive } from "../../src/Jobs/Runner.ts"
 import { Notifier } from "../../src/Notifier/Notifier.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
-import { ServicesLive } from "../../src/Services.ts"
+import { ServicesLive } from "../../src/App.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { Webhooks } from "../../src/Webhooks/Webhooks.ts"
 import { databaseKinds, freshDatabase, testSettings } from "../support/Databases.ts"
@@ -51,7 +51,7 @@ const firstRow = <Row, E, R>(rows: Effect.Effect<ReadonlyArray<Row>, E, R>, done
 const threeRunnersWithJobs = (
   shared: Context.Context<SqlClient.SqlClient | AppConfig | Database.DatabaseInfo>,
   handlers: Context.Service.Shape<typeof JobHandlers>,
-  kind: "triage" | "duplicate_check"
+  kind: "error_link" | "duplicate_check"
 ) =>
   Effect.gen(function*() {
     const runner = RunnerLive.pipe(
@@ -132,13 +132,13 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
 
   it.live("runs each job once with three runners on one queue, at most JOB_CONCURRENCY at a time each", () =>
     Effect.gen(function*() {
-      const db = yield* database(kind, { JOB_CONCURRENCY: "triage=3", JOB_POLL_INTERVAL: "200ms" })
+      const db = yield* database(kind, { JOB_CONCURRENCY: "error_link=3", JOB_POLL_INTERVAL: "200ms" })
       const shared = yield* Layer.build(db)
       const runs: Array<string> = []
       let inFlight = 0
       let mostInFlight = 0
       const handlers: Context.Service.Shape<typeof JobHandlers> = {
-        triage: (job) =>
+        error_link: (job) =>
           Effect.sync(() => {
             inFlight++
             mostInFlight = Math.max(mostInFlight, inFlight)
@@ -148,7 +148,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
             Effect.ensuring(Effect.sync(() => void inFlight--))
           )
       }
-      const { jobs, sql } = yield* threeRunnersWithJobs(shared, handlers, "triage")
+      const { jobs, sql } = yield* threeRunnersWithJobs(shared, handlers, "error_link")
       yield* enqueue(sql, jobs.slice(0, 30))
       yield* enqueue(sql, jobs.slice(30))
       yield* eventually("every job to run", atLeast(() => runs.length, 60))
@@ -157,7 +157,7 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
         "every job to be done",
         firstRow(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`, (r) => r.n === 0)
       )
-      // JOB_CONCURRENCY=triage=3 on each of the three runners
+      // JOB_CONCURRENCY=error_link=3 on each of the three runners
       expect(mostInFlight).toBeLessThanOrEqual(9)
       expect(mostInFlight, "jobs ran side by side").toBeGreaterThan(1)
       expect(new Set(runs).size).toBe(60)
@@ -211,12 +211,12 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('lease') RETURNING id`
       // what a SIGKILLed instance leaves behind: a running job, its lease about to lapse
       yield* sql`INSERT INTO jobs (kind, project_id, status, attempts, lease, locked_by, locked_until, run_at)
-                 VALUES ('triage', ${project!.id}, 'running', 1, gen_random_uuid(), 'dead instance',
+                 VALUES ('error_link', ${project!.id}, 'running', 1, gen_random_uuid(), 'dead instance',
                    now() + interval '1 second', now() - interval '1 minute')`
       const ran: Array<number> = []
-      const handler: JobHandler = (job) => Effect.sync(() => void ran.push(job.attempts))
+      const handler: JobHandler<"error_link"> = (job) => Effect.sync(() => void ran.push(job.attempts))
       yield* Layer.build(RunnerLive.pipe(
-        Layer.provide(Layer.succeed(JobHandlers, { triage: handler })),
+        Layer.provide(Layer.succeed(JobHandlers, { error_link: handler })),
         Layer.provide(JobsRepo.layer),
         Layer.provide(Layer.succeedContext(shared))
       ))
@@ -245,13 +245,13 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
           }))
       )
       const ran: Array<number> = []
-      const handler: JobHandler = (job) => Effect.sync(() => void ran.push(job.attempts))
+      const handler: JobHandler<"error_link"> = (job) => Effect.sync(() => void ran.push(job.attempts))
       yield* Layer.build(RunnerLive.pipe(
-        Layer.provide(Layer.succeed(JobHandlers, { triage: handler })),
+        Layer.provide(Layer.succeed(JobHandlers, { error_link: handler })),
         Layer.provide(flakyRepo),
         Layer.provide(Layer.succeedContext(shared))
       ))
-      yield* enqueue(sql, [{ kind: "triage", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
+      yield* enqueue(sql, [{ kind: "error_link", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
       yield* eventually("the second run, once the lease ran out", atLeast(() => ran.length, 2))
       expect(ran).toEqual([1, 2])
       yield* eventually("the job to be done", firstRow(sql<{ status: string }>`SELECT status FROM jobs`, (r) => r.status === "done"))
@@ -264,14 +264,14 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       const sql = Context.get(shared, SqlClient.SqlClient)
       const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('stop') RETURNING id`
       const started: Array<string> = []
-      const stuck: JobHandler = (job) => Effect.andThen(Effect.sync(() => void started.push(job.id)), Effect.never)
+      const stuck: JobHandler<"error_link"> = (job) => Effect.andThen(Effect.sync(() => void started.push(job.id)), Effect.never)
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Layer.build(RunnerLive.pipe(
-          Layer.provide(Layer.succeed(JobHandlers, { triage: stuck })),
+          Layer.provide(Layer.succeed(JobHandlers, { error_link: stuck })),
           Layer.provide(JobsRepo.layer),
           Layer.provide(Layer.succeedContext(shared))
         ))
-        yield* enqueue(sql, [{ kind: "triage", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
+        yield* enqueue(sql, [{ kind: "error_link", projectId: project!.id, ticketId: null as unknown as string, payload: {}, runAt: new Date().toISOString() }])
         yield* eventually("the job to start", atLeast(() => started.length, 1))
       }))
       const [row] = yield* sql<{ status: string; attempts: number; locked_by: string | null }>`

@@ -7,7 +7,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ClaimedJob } from "../../src/Domain/Jobs.ts"
+import type { Job } from "../../src/Domain/Jobs.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { Followups, inTurn } from "../../src/Tickets/Followups.ts"
 import { Triage, type TriageResult } from "../../src/Triage/Triage.ts"
@@ -68,13 +68,13 @@ const mostInOneTurn = (seen: ReadonlyArray<number>) => {
   return Math.max(...perTurn.values())
 }
 
-const jobsFor = (kind: ClaimedJob["kind"], projectId: string, ticketIds: ReadonlyArray<string>): Array<ClaimedJob> =>
+/** `job` as claimed for each of the tickets. */
+const jobsFor = <J extends Job>(job: J, projectId: string, ticketIds: ReadonlyArray<string>) =>
   ticketIds.map((ticketId) => ({
+    ...job,
     id: crypto.randomUUID(),
-    kind,
     projectId,
     ticketId,
-    payload: {},
     attempts: 1,
     lease: crypto.randomUUID(),
     trace: null
@@ -108,7 +108,8 @@ describe.each(databaseKinds)("follow-up batches on %s", (kind) => {
         const { runTriage } = yield* Followups
         turnsSeen.length = 0
         turns = loopTurns()
-        yield* runTriage.batch(jobsFor("triage", projectId, ticketIds))
+        // the project has no rules: the event's text goes no further than triage
+        yield* runTriage.batch(jobsFor({ kind: "triage", payload: { kind: "ticket_created", body: "{}" } }, projectId, ticketIds))
         turns.stop()
         turns = undefined
         expect(turnsSeen).toHaveLength(batch)
@@ -129,7 +130,7 @@ describe.each(databaseKinds)("follow-up batches on %s", (kind) => {
         const { projectId, ticketIds } = yield* seed
         const { checkDuplicate } = yield* Followups
         const sql = yield* SqlClient.SqlClient
-        yield* checkDuplicate.batch(jobsFor("duplicate_check", projectId, ticketIds))
+        yield* checkDuplicate.batch(jobsFor({ kind: "duplicate_check", payload: {} }, projectId, ticketIds))
 
         // the first complaint is the original; each later one repeats the one just before it
         const marked = yield* sql<{ ticket_number: number; original: number | null }>`
