@@ -6,8 +6,13 @@ import { readdirSync, readFileSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { dirname, join, normalize } from "node:path"
 import { fileURLToPath } from "node:url"
+import { type Schema, SchemaAST } from "effect"
+import { HttpApi } from "effect/http-api"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { Api } from "../src/Api.ts"
+import { ArticleRef } from "../src/Domain/Article.ts"
+import * as Ids from "../src/Domain/Ids.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -120,8 +125,46 @@ describe("the tree against ARCHITECTURE.md", () => {
     const isRepository = (file: string) =>
       /\/\w*Repo\.ts$/.test(file) || file === "src/Jobs/Outbox.ts" || file.startsWith("src/Database/")
     const withSql = sources.filter((file) => /\bsql`|\bsql\.(unsafe|withTransaction|in|insert|update)\b/.test(sourceText.get(file)!))
-    expect(withSql).toContain("src/Tickets/Repo.ts")
+    expect(withSql).toContain("src/Tickets/TicketsRepo.ts")
     expect(withSql.filter((file) => !isRepository(file))).toEqual([])
+  })
+
+  it("checks ids with their schemas in Domain: no isUuid, and no uuid pattern of our own, anywhere else", () => {
+    const uuidCheck = /\bisUuid\b|\bUuidPattern\b|\bis(UUID|GUID)\(|\[0-9a-f\]\{8\}-\[0-9a-f\]\{4\}/i
+    // the error tracker finds its own service's event ids in free text: ids of Sentry's, none of ours
+    const checking = sources.filter((file) => !file.startsWith("src/Domain/") && !file.startsWith("src/ErrorTracker/"))
+    const found = checking.flatMap((file) =>
+      sourceText.get(file)!.split("\n").flatMap((line, index) =>
+        uuidCheck.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : []
+      )
+    )
+    expect(found).toEqual([])
+  })
+
+  it("decodes every path parameter of the contract with an id's schema, so a malformed id is that id's 404", () => {
+    const idSchemas: ReadonlyArray<Schema.Codec<string, string> & { readonly DecodingServices: never }> = [
+      Ids.ProjectId,
+      Ids.TicketId,
+      Ids.ArticleId,
+      Ids.ApiKeyId,
+      Ids.WebhookId,
+      Ids.DeliveryId,
+      Ids.RuleId,
+      ArticleRef
+    ]
+    const idParams = new Set<SchemaAST.AST>(idSchemas.map((id) => Ids.pathParam(id).ast))
+    const params: Array<{ readonly at: string; readonly type: SchemaAST.AST }> = []
+    HttpApi.reflect(Api, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        const ast = endpoint.params?.ast
+        for (const { name, type } of ast !== undefined && SchemaAST.isObjects(ast) ? ast.propertySignatures : []) {
+          params.push({ at: `${endpoint.method} ${endpoint.path} :${String(name)}`, type })
+        }
+      }
+    })
+    expect(params.length).toBeGreaterThan(30)
+    expect(params.filter(({ type }) => !idParams.has(type)).map(({ at }) => at)).toEqual([])
   })
 
   it("lets neither the HTTP server nor the job runner import the other: the app graph wires both", () => {

@@ -1,4 +1,3 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Article,
@@ -9,6 +8,7 @@ import {
   UpdateArticleInput
 } from "../Domain/Article.ts"
 import { Conflict, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
+import { ApiKeyId, ArticleId, pathParam, ProjectId, TicketId } from "../Domain/Ids.ts"
 import {
   AgentCreated,
   AgentList,
@@ -30,9 +30,10 @@ import {
 } from "../Domain/Ticket.ts"
 import { AdminAuth } from "../Auth/Api.ts"
 
-const ProjectPath = { pid: Schema.String }
-const KeyPath = { pid: Schema.String, key_id: Schema.String }
-const ItemPath = { pid: Schema.String, id: Schema.String }
+const ProjectPath = { pid: pathParam(ProjectId) }
+const KeyPath = { ...ProjectPath, key_id: pathParam(ApiKeyId) }
+const ArticleItemPath = { ...ProjectPath, id: pathParam(ArticleId) }
+const TicketItemPath = { ...ProjectPath, id: pathParam(TicketId) }
 const error = [ValidationError.wire, NotFound.wire, Conflict.wire, PayloadTooLarge.wire, InternalError.wire]
 
 export class AdminApi extends HttpApiGroup.make("admin")
@@ -69,18 +70,18 @@ export class AdminApi extends HttpApiGroup.make("admin")
       error
     }).annotate(OpenApi.Summary, "List the project's articles, published or not, newest first, a page at a time"),
     HttpApiEndpoint.get("getArticle", "/v1/admin/projects/:pid/articles/:id", {
-      params: ItemPath,
+      params: ArticleItemPath,
       success: Article,
       error
     }),
     HttpApiEndpoint.patch("updateArticle", "/v1/admin/projects/:pid/articles/:id", {
-      params: ItemPath,
+      params: ArticleItemPath,
       payload: UpdateArticleInput,
       success: Article,
       error
     }),
     HttpApiEndpoint.delete("deleteArticle", "/v1/admin/projects/:pid/articles/:id", {
-      params: ItemPath,
+      params: ArticleItemPath,
       success: HttpApiSchema.NoContent,
       error
     }),
@@ -99,18 +100,18 @@ export class AdminApi extends HttpApiGroup.make("admin")
       error
     }).annotate(OpenApi.Summary, "List the project's tickets with filters, newest or recently updated first, a page at a time"),
     HttpApiEndpoint.get("getTicket", "/v1/admin/projects/:pid/tickets/:id", {
-      params: ItemPath,
+      params: TicketItemPath,
       success: AdminTicket,
       error
     }),
     HttpApiEndpoint.patch("updateTicket", "/v1/admin/projects/:pid/tickets/:id", {
-      params: ItemPath,
+      params: TicketItemPath,
       payload: UpdateTicketInput,
       success: AdminTicket,
       error
     }),
     HttpApiEndpoint.post("addAgentMessage", "/v1/admin/projects/:pid/tickets/:id/messages", {
-      params: ItemPath,
+      params: TicketItemPath,
       payload: AgentMessageInput,
       success: MessageCreated.pipe(HttpApiSchema.status(201)),
       error

@@ -1,11 +1,18 @@
-import { Context, Effect, Layer, Option } from "effect"
-import type { ArticleList, ArticleListQuery, CreateArticleInput, UpdateArticleInput } from "../Domain/Article.ts"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type {
+  ArticleList,
+  ArticleListQuery,
+  ArticleRef,
+  CreateArticleInput,
+  UpdateArticleInput
+} from "../Domain/Article.ts"
 import { pageOf, readCursor } from "../Domain/Cursor.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import { ArticleId, type ProjectId } from "../Domain/Ids.ts"
 import { type ImportedArticle, ArticlesRepo } from "./Repo.ts"
 
 const articleNotFound = new NotFound({ message: "article not found" })
+const isArticleId = Schema.is(ArticleId)
 const slugConflict = (slug: string) => new Conflict({ message: `slug ${slug} is already used by another article` })
 
 /** `How do I reset my password?` → `how-do-i-reset-my-password`; empty when no letter or digit is left. */
@@ -27,18 +34,18 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
 
     // untraced on the hot paths: a traced function captures a stack and opens a span on every
     // call, some 5 µs even with no tracer installed
-    const search = Effect.fnUntraced(function*(projectId: string, q: string, limit: number) {
+    const search = Effect.fnUntraced(function*(projectId: ProjectId, q: string, limit: number) {
       return yield* repo.search(projectId, q, limit)
     })
 
-    /** One 404 for unpublished, another project's, unknown or malformed, so existence never leaks. */
-    const getPublished = Effect.fn("Articles.getPublished")(function*(projectId: string, idOrSlug: string) {
-      const found = yield* repo.findPublished(projectId, idOrSlug, isUuid(idOrSlug))
+    /** One 404 for unpublished, another project's or unknown, so existence never leaks. */
+    const getPublished = Effect.fn("Articles.getPublished")(function*(projectId: ProjectId, ref: ArticleRef) {
+      const found = yield* repo.findPublished(projectId, ref, isArticleId(ref))
       if (Option.isNone(found)) return yield* articleNotFound
       return found.value
     })
 
-    const freeSlug = (projectId: string, base: string) =>
+    const freeSlug = (projectId: ProjectId, base: string) =>
       Effect.map(repo.slugsLike(projectId, base), (taken) => {
         if (!taken.has(base)) return base
         let n = 2
@@ -46,7 +53,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
         return `${base}-${n}`
       })
 
-    const create = Effect.fn("Articles.create")(function*(projectId: string, input: CreateArticleInput) {
+    const create = Effect.fn("Articles.create")(function*(projectId: ProjectId, input: CreateArticleInput) {
       const fields = {
         projectId,
         title: input.title,
@@ -68,8 +75,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return yield* slugConflict(base)
     })
 
-    const update = Effect.fn("Articles.update")(function*(projectId: string, id: string, input: UpdateArticleInput) {
-      if (!isUuid(id)) return yield* articleNotFound
+    const update = Effect.fn("Articles.update")(function*(projectId: ProjectId, id: ArticleId, input: UpdateArticleInput) {
       const updated = yield* repo.update(projectId, id, {
         title: input.title ?? undefined,
         body: input.body ?? undefined,
@@ -83,7 +89,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
     })
 
     /** One page of the project's articles, published or not, newest first; `query.limit` defaults to 25. */
-    const list = Effect.fn("Articles.list")(function*(projectId: string, query: ArticleListQuery) {
+    const list = Effect.fn("Articles.list")(function*(projectId: ProjectId, query: ArticleListQuery) {
       const after = yield* readCursor(query.cursor, "articles")
       const limit = query.limit ?? 25
       const published = query.published === undefined ? undefined : query.published === "true"
@@ -97,14 +103,14 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
       return { articles: page.items, next_cursor: page.next_cursor } satisfies ArticleList
     })
 
-    const get = Effect.fn("Articles.get")(function*(projectId: string, id: string) {
-      const found = isUuid(id) ? yield* repo.find(projectId, id) : Option.none()
+    const get = Effect.fn("Articles.get")(function*(projectId: ProjectId, id: ArticleId) {
+      const found = yield* repo.find(projectId, id)
       if (Option.isNone(found)) return yield* articleNotFound
       return found.value
     })
 
-    const remove = Effect.fn("Articles.remove")(function*(projectId: string, id: string) {
-      if (!isUuid(id) || !(yield* repo.remove(projectId, id))) return yield* articleNotFound
+    const remove = Effect.fn("Articles.remove")(function*(projectId: ProjectId, id: ArticleId) {
+      if (!(yield* repo.remove(projectId, id))) return yield* articleNotFound
     })
 
     /**
@@ -113,7 +119,7 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
      * otherwise leave as they were before the bulk write.
      */
     const importBySlug = Effect.fn("Articles.importBySlug")(function*(
-      projectId: string,
+      projectId: ProjectId,
       articles: ReadonlyArray<ImportedArticle>
     ) {
       const written = yield* repo.importBySlug(projectId, articles)

@@ -3,6 +3,7 @@ import { CreateArticleInput } from "../Domain/Article.ts"
 import { ValidationError } from "../Domain/Errors.ts"
 import { Articles, slugWords } from "./Articles.ts"
 import type { ImportedArticle, ImportOutcome } from "./Repo.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
 
 /** A file of an import that is not an article, and why, in words its author can act on. */
 export interface RejectedFile {
@@ -115,7 +116,7 @@ const markdownFiles = Effect.fnUntraced(function*(folder: string) {
  * unpublished and keeps its state when updated. The table's statistics are refreshed after.
  */
 export const importFolder = Effect.fn("Articles.importFolder")(function*(
-  projectId: string,
+  projectId: ProjectId,
   folder: string,
   options: { readonly publish?: boolean | undefined }
 ) {

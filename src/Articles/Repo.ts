@@ -4,10 +4,12 @@ import * as Rows from "../Database/Rows.ts"
 import type { Article, ArticleCreated, ArticleSearchResults, PublicArticle } from "../Domain/Article.ts"
 import type { Cursor } from "../Domain/Cursor.ts"
 import { excerpt, queryLexemes } from "../Domain/Excerpt.ts"
+import type { ArticleRef } from "../Domain/Article.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
+import { type ArticleId, ArticleIdFromRow, type ProjectId } from "../Domain/Ids.ts"
 
 const ArticleRow = Schema.Struct({
-  id: Schema.String,
+  id: ArticleIdFromRow,
   title: Schema.String,
   slug: Schema.String,
   body: Schema.String,
@@ -18,7 +20,7 @@ const ArticleRow = Schema.Struct({
 })
 
 const PublicArticleRow = Schema.Struct({
-  id: Schema.String,
+  id: ArticleIdFromRow,
   title: Schema.String,
   slug: Schema.String,
   body: Schema.String,
@@ -29,7 +31,7 @@ const PublicArticleRow = Schema.Struct({
 const SummaryRow = Schema.Struct({ ...Struct.omit(ArticleRow.fields, ["body"]), created_key: Schema.String })
 
 const HitRow = Schema.Struct({
-  id: Schema.String,
+  id: ArticleIdFromRow,
   title: Schema.String,
   slug: Schema.String,
   category: Schema.String,
@@ -39,10 +41,10 @@ const HitRow = Schema.Struct({
   total: IntFromRow
 })
 
-const Created = Schema.Struct({ id: Schema.String, slug: Schema.String })
+const Created = Schema.Struct({ id: ArticleIdFromRow, slug: Schema.String })
 const Slug = Schema.Struct({ slug: Schema.String })
-const Upserted = Schema.Struct({ id: Schema.String, inserted: Schema.Boolean })
-const Id = Schema.Struct({ id: Schema.String })
+const Upserted = Schema.Struct({ id: ArticleIdFromRow, inserted: Schema.Boolean })
+const Id = Schema.Struct({ id: ArticleIdFromRow })
 
 export interface ArticleChange {
   readonly title?: string | undefined
@@ -74,7 +76,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
      * excerpt is cut here (Domain/Excerpt.ts), since ts_headline re-parsing the bodies was a third of the
      * query's cost.
      */
-    const search = (projectId: string, q: string, limit: number) =>
+    const search = (projectId: ProjectId, q: string, limit: number) =>
       sql`
         WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
         page AS (
@@ -104,7 +106,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
      * uuid column would refuse otherwise). A slug may itself look like a uuid, so both are tried,
      * the id first.
      */
-    const findPublished = (projectId: string, idOrSlug: string, byId: boolean) =>
+    const findPublished = (projectId: ProjectId, idOrSlug: ArticleRef, byId: boolean) =>
       sql`
         SELECT id, title, slug, body, category, updated_at FROM articles
         WHERE project_id = ${projectId} AND published
@@ -118,7 +120,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
      * keeps created_at to the microsecond, as stored.
      */
     const list = (
-      projectId: string,
+      projectId: ProjectId,
       filter: { readonly published?: boolean | undefined; readonly text?: string | undefined },
       after: Extract<Cursor, { readonly order: "articles" }> | undefined,
       rows: number
@@ -134,7 +136,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
         ORDER BY a.created_at DESC, a.id DESC
         LIMIT ${rows}`.pipe(Rows.all(SummaryRow))
 
-    const find = (projectId: string, id: string) =>
+    const find = (projectId: ProjectId, id: ArticleId) =>
       sql`SELECT id, title, slug, body, category, published, created_at, updated_at
           FROM articles WHERE project_id = ${projectId} AND id = ${id}`.pipe(
         Rows.first(ArticleRow),
@@ -142,7 +144,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
       )
 
     /** Slugs starting with `base`, to pick the next free `base-N`. */
-    const slugsLike = (projectId: string, base: string) =>
+    const slugsLike = (projectId: ProjectId, base: string) =>
       sql`SELECT slug FROM articles WHERE project_id = ${projectId}
           AND (slug = ${base} OR slug LIKE ${base + "-%"})`.pipe(
         Rows.all(Slug),
@@ -151,7 +153,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
 
     /** None when the slug is taken in the project. */
     const insert = (input: {
-      readonly projectId: string
+      readonly projectId: ProjectId
       readonly title: string
       readonly body: string
       readonly category: string
@@ -165,7 +167,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
         RETURNING id, slug`.pipe(Rows.first(Created), Effect.map((found): Option.Option<ArticleCreated> => found))
 
     /** None when there is no such article; `slug-taken` when the new slug belongs to another one. */
-    const update = (projectId: string, id: string, change: ArticleChange) =>
+    const update = (projectId: ProjectId, id: ArticleId, change: ArticleChange) =>
       sql`
         UPDATE articles SET
           title = coalesce(${change.title ?? null}, title),
@@ -186,7 +188,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
         )
       )
 
-    const remove = (projectId: string, id: string) =>
+    const remove = (projectId: ProjectId, id: ArticleId) =>
       sql`DELETE FROM articles WHERE project_id = ${projectId} AND id = ${id} RETURNING id`.pipe(Rows.some)
 
     /**
@@ -194,7 +196,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
      * a repeated import leaves it (and its updated_at) alone; `xmax = 0` holds only for a row this
      * statement inserted, which tells a creation from an update in the one round trip.
      */
-    const upsertBySlug = (projectId: string, article: ImportedArticle) => {
+    const upsertBySlug = (projectId: ProjectId, article: ImportedArticle) => {
       const published = article.published ?? null
       return sql`
         INSERT INTO articles (project_id, title, body, category, slug, published)
@@ -223,7 +225,7 @@ export class ArticlesRepo extends Context.Service<ArticlesRepo>()("app/Articles/
     }
 
     /** A whole import in one transaction: every article written, or none. */
-    const importBySlug = (projectId: string, articles: ReadonlyArray<ImportedArticle>) =>
+    const importBySlug = (projectId: ProjectId, articles: ReadonlyArray<ImportedArticle>) =>
       Rows.transaction(sql)(Effect.forEach(articles, (article) => upsertBySlug(projectId, article)))
 
     /** What autovacuum would do after a bulk import, so the planner sees the new rows at once. */

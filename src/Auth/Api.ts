@@ -1,12 +1,13 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
 import type { KeyScope } from "../Domain/Project.ts"
 
 /** The API key of the request being served: its project bounds everything the request sees. */
 export class CurrentKey extends Context.Service<CurrentKey, {
   readonly keyId: string
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly scope: KeyScope
 }>()("app/Auth/CurrentKey") {}
 

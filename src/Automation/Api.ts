@@ -1,11 +1,11 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CreateRuleInput, RuleCreated, RuleList, RuleRunList } from "../Domain/Automation.ts"
 import { InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
+import { pathParam, ProjectId, RuleId } from "../Domain/Ids.ts"
 import { AdminAuth } from "../Auth/Api.ts"
 
-const ProjectPath = { pid: Schema.String }
-const RulePath = { pid: Schema.String, rule_id: Schema.String }
+const ProjectPath = { pid: pathParam(ProjectId) }
+const RulePath = { ...ProjectPath, rule_id: pathParam(RuleId) }
 const base = "/v1/admin/projects/:pid/automation-rules"
 const error = [ValidationError.wire, NotFound.wire, PayloadTooLarge.wire, InternalError.wire]
 

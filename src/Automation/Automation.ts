@@ -1,11 +1,13 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { AgentsRepo } from "../Admin/Repo.ts"
 import type { CreateRuleInput, RuleRun } from "../Domain/Automation.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { changeEvents, type ServiceEvent } from "../Domain/Events.ts"
-import { isUuid, Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
+import { Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
+import type { ProjectId, RuleId } from "../Domain/Ids.ts"
 import { eventJobs, type JobHandler } from "../Domain/Jobs.ts"
 import { Projects } from "../Projects/Projects.ts"
-import { type LockedTicket, TicketsRepo } from "../Tickets/Repo.ts"
+import { type LockedTicket, TicketsRepo } from "../Tickets/TicketsRepo.ts"
 import { matches } from "./Conditions.ts"
 import { AutomationRepo } from "./Repo.ts"
 
@@ -16,12 +18,13 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
   make: Effect.gen(function*() {
     const repo = yield* AutomationRepo
     const tickets = yield* TicketsRepo
+    const agents = yield* AgentsRepo
     const projects = yield* Projects
 
     const invalid = (message: string) => new ValidationError({ message })
 
     /** Action values are checked when the rule is made, so a run never meets a value it cannot apply. */
-    const checkActions = (projectId: string, actions: CreateRuleInput["actions"]) =>
+    const checkActions = (projectId: ProjectId, actions: CreateRuleInput["actions"]) =>
       Effect.forEach(actions, (action) =>
         Effect.gen(function*() {
           const value = action.value.trim()
@@ -40,7 +43,7 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
               if (value.length === 0 || value.length > 50) return yield* invalid("add_tag value must be 1 to 50 characters")
               break
             case "assign":
-              if (Option.isNone(yield* tickets.findAgent(projectId, value.toLowerCase()))) {
+              if (Option.isNone(yield* agents.findByEmail(projectId, value.toLowerCase()))) {
                 return yield* invalid("assign value must be the email of an agent of this project")
               }
               return { type: action.type, value: value.toLowerCase() }
@@ -48,21 +51,21 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
           return { type: action.type, value }
         }))
 
-    const create = Effect.fn("Automation.create")(function*(projectId: string, input: CreateRuleInput) {
+    const create = Effect.fn("Automation.create")(function*(projectId: ProjectId, input: CreateRuleInput) {
       yield* projects.requireProject(projectId)
       const actions = yield* checkActions(projectId, input.actions)
       const id = yield* repo.insert(projectId, { name: input.name, event: input.event, conditions: input.conditions, actions })
       return { rule_id: id }
     })
 
-    const list = Effect.fn("Automation.list")(function*(projectId: string) {
+    const list = Effect.fn("Automation.list")(function*(projectId: ProjectId) {
       yield* projects.requireProject(projectId)
       return { rules: (yield* repo.list(projectId)).rules }
     })
 
-    const runs = Effect.fn("Automation.runs")(function*(projectId: string, ruleId: string) {
+    const runs = Effect.fn("Automation.runs")(function*(projectId: ProjectId, ruleId: RuleId) {
       yield* projects.requireProject(projectId)
-      if (!isUuid(ruleId) || !(yield* repo.exists(projectId, ruleId))) {
+      if (!(yield* repo.exists(projectId, ruleId))) {
         return yield* new NotFound({ message: "automation rule not found" })
       }
       return { runs: yield* repo.runs(ruleId, runsShown) }
@@ -136,7 +139,7 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
                   break
                 }
                 case "assign": {
-                  const agent = Option.getOrUndefined(yield* tickets.findAgent(job.projectId, action.value))
+                  const agent = Option.getOrUndefined(yield* agents.findByEmail(job.projectId, action.value))
                   const changes = agent !== undefined && agent.id !== current.assignee?.id
                   if (changes) {
                     yield* tickets.updateTicket(ticketId, { assigneeId: agent.id, updatedAt: now })
@@ -167,6 +170,6 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, Projects.layer])
+    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, AgentsRepo.layer, Projects.layer])
   )
 }

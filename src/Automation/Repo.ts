@@ -3,9 +3,10 @@ import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { Action, AppliedAction, Condition, type Rule, type RuleRun } from "../Domain/Automation.ts"
 import { TimestampFromRow } from "../Domain/Fields.ts"
+import { type ProjectId, type RuleId, RuleIdFromRow, type TicketId, TicketIdFromRow } from "../Domain/Ids.ts"
 
 const StoredRule = Schema.Struct({
-  id: Schema.String,
+  id: RuleIdFromRow,
   name: Schema.String,
   event: Schema.String,
   conditions: Schema.Array(Condition),
@@ -16,14 +17,14 @@ export type StoredRule = typeof StoredRule.Type
 
 const RunRow = Schema.Struct({
   run_id: Schema.String,
-  ticket_id: Schema.NullOr(Schema.String),
+  ticket_id: Schema.NullOr(TicketIdFromRow),
   event: Schema.String,
   matched: Schema.Boolean,
   actions: Schema.Array(AppliedAction),
   created_at: TimestampFromRow
 })
 
-const Id = Schema.Struct({ id: Schema.String })
+const Id = Schema.Struct({ id: RuleIdFromRow })
 
 const toRule = (row: StoredRule): Rule => ({
   rule_id: row.id,
@@ -38,7 +39,7 @@ export class AutomationRepo extends Context.Service<AutomationRepo>()("app/Autom
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (projectId: string, rule: Omit<StoredRule, "id" | "created_at">) =>
+    const insert = (projectId: ProjectId, rule: Omit<StoredRule, "id" | "created_at">) =>
       sql`
         INSERT INTO automation_rules (project_id, name, event, conditions, actions)
         VALUES (${projectId}, ${rule.name}, ${rule.event}, ${JSON.stringify(rule.conditions)}::jsonb,
@@ -46,16 +47,16 @@ export class AutomationRepo extends Context.Service<AutomationRepo>()("app/Autom
         RETURNING id`.pipe(Rows.single(Id), Effect.map((row) => row.id))
 
     /** In creation order, which is the order they run in. */
-    const list = (projectId: string, event?: string) =>
+    const list = (projectId: ProjectId, event?: string) =>
       sql`
         SELECT id, name, event, conditions, actions, created_at FROM automation_rules
         WHERE project_id = ${projectId} ${event === undefined ? sql`` : sql`AND event = ${event}`}
         ORDER BY seq`.pipe(Rows.all(StoredRule), Effect.map((stored) => ({ stored, rules: stored.map(toRule) })))
 
-    const exists = (projectId: string, ruleId: string) =>
+    const exists = (projectId: ProjectId, ruleId: RuleId) =>
       sql`SELECT 1 FROM automation_rules WHERE id = ${ruleId} AND project_id = ${projectId}`.pipe(Rows.some)
 
-    const runs = (ruleId: string, limit: number) =>
+    const runs = (ruleId: RuleId, limit: number) =>
       sql`
         SELECT id AS run_id, ticket_id, event, matched, actions, created_at FROM automation_runs
         WHERE rule_id = ${ruleId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(
@@ -63,13 +64,13 @@ export class AutomationRepo extends Context.Service<AutomationRepo>()("app/Autom
         Effect.map((rows): ReadonlyArray<RuleRun> => rows)
       )
 
-    const hasRun = (jobId: string, ruleId: string) =>
+    const hasRun = (jobId: string, ruleId: RuleId) =>
       sql`SELECT 1 FROM automation_runs WHERE job_id = ${jobId} AND rule_id = ${ruleId}`.pipe(Rows.some)
 
     const recordRun = (run: {
-      readonly ruleId: string
-      readonly projectId: string
-      readonly ticketId: string
+      readonly ruleId: RuleId
+      readonly projectId: ProjectId
+      readonly ticketId: TicketId
       readonly jobId: string
       readonly event: string
       readonly matched: boolean

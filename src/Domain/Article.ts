@@ -1,5 +1,6 @@
 import { Schema, Struct } from "effect"
 import { Limit, OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
+import { ArticleId, pathParam } from "./Ids.ts"
 
 export const ArticleSearchQuery = {
   q: RequiredText("q", 200),
@@ -22,9 +23,12 @@ export const ArticleSearchResults = Schema.Struct({
 }).annotate({ identifier: "ArticleSearchResults" })
 export type ArticleSearchResults = typeof ArticleSearchResults.Type
 
-const Slug = RequiredText("slug", 120).pipe(
+const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+const slugMaxLength = 120
+
+const Slug = RequiredText("slug", slugMaxLength).pipe(
   Schema.check(Schema.makeFilter((s: string) =>
-    /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(s) || "slug must be lower-case letters, digits and single dashes"
+    slugPattern.test(s) || "slug must be lower-case letters, digits and single dashes"
   ))
 )
 const Published = Schema.Boolean.annotate({ message: "published must be true or false" })
@@ -61,8 +65,18 @@ export const Article = Schema.Struct({
 }).annotate({ identifier: "Article" })
 export type Article = typeof Article.Type
 
-/** An article's uuid (as search results give it) or its slug. */
-export const ArticlePath = { id: Schema.String }
+const isArticleId = Schema.is(ArticleId)
+
+/**
+ * An article's uuid (as search results give it) or its slug. Anything else (a NUL byte, a
+ * space) names no article, so it is the same 404 before any query.
+ */
+export const ArticleRef = Schema.String.check(Schema.makeFilter(
+  (s: string) => isArticleId(s) || (s.length <= slugMaxLength && slugPattern.test(s)) || "article not found"
+)).pipe(Schema.brand("ArticleRef"))
+export type ArticleRef = typeof ArticleRef.Type
+
+export const ArticlePath = { id: pathParam(ArticleRef) }
 
 /** An article as the public API shows it: published ones only, so without its publishing state. */
 const { created_at: _created, published: _published, ...publicFields } = Article.fields

@@ -1,7 +1,7 @@
-import { Effect, Result } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
 import { ValidationError } from "./Errors.ts"
-import { isUuid } from "./Fields.ts"
+import { ArticleId, TicketId } from "./Ids.ts"
 
 /**
  * Where a page of a list ends: the sort key of its last item and the order it belongs to, so the
@@ -9,8 +9,11 @@ import { isUuid } from "./Fields.ts"
  */
 export type Cursor =
   | { readonly order: "created"; readonly number: number }
-  | { readonly order: "updated"; readonly at: string; readonly id: string }
-  | { readonly order: "articles"; readonly at: string; readonly id: string }
+  | { readonly order: "updated"; readonly at: string; readonly id: TicketId }
+  | { readonly order: "articles"; readonly at: string; readonly id: ArticleId }
+
+const isTicketId = Schema.is(TicketId)
+const isArticleId = Schema.is(ArticleId)
 
 /** A timestamp as the cursor keeps it: UTC to the microsecond, which is what the column holds. */
 const exactTimestamp = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -48,7 +51,7 @@ export const decodeCursor = <O extends Cursor["order"]>(
       : undefined
   }
   return typeof cursor.at === "string" && exactTimestamp.test(cursor.at) && isMoment(cursor.at) &&
-      typeof cursor.id === "string" && isUuid(cursor.id)
+      (order === "articles" ? isArticleId : isTicketId)(cursor.id)
     ? { order, at: cursor.at, id: cursor.id } as Extract<Cursor, { readonly order: O }>
     : undefined
 }

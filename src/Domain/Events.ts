@@ -1,4 +1,5 @@
 import type { Priority, Status } from "./Fields.ts"
+import type { AgentId } from "./Ids.ts"
 
 export const EventKinds = [
   "ticket_created",
@@ -17,7 +18,7 @@ export interface ServiceEvent {
 }
 
 export interface AgentRef {
-  readonly id: string
+  readonly id: AgentId
   readonly email: string
   readonly name: string
 }

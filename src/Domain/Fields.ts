@@ -164,9 +164,6 @@ export const optional = <S extends Schema.Top>(schema: S) => {
 
 export const Uuid = Schema.String.check(Schema.isUUID())
 
-export const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export const isUuid = (s: string) => UuidPattern.test(s)
-
 /** ISO 8601 UTC with milliseconds, whatever the driver returned (Date or text). */
 export const isoTimestamp = (value: Date | string) => new Date(value).toISOString()
 

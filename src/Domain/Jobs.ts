@@ -1,5 +1,6 @@
 import { Data, type Duration, type Effect, type Option, Schema, SchemaGetter } from "effect"
 import { EventKinds, type ServiceEvent } from "./Events.ts"
+import type { ProjectId, TicketId } from "./Ids.ts"
 
 /**
  * An event as a job carries it: its kind, and the JSON text that will be sent. Text, not a jsonb
@@ -95,8 +96,8 @@ export type NewJob = typeof NewJobEntry.Type & {
 export interface HeldJob {
   readonly id: string
   readonly kind: JobKind
-  readonly projectId: string
-  readonly ticketId: string | null
+  readonly projectId: ProjectId
+  readonly ticketId: TicketId | null
   /** attempts so far, this one included */
   readonly attempts: number
   readonly lease: string

@@ -17,6 +17,7 @@ import {
   Tags,
   Uuid
 } from "./Fields.ts"
+import { pathParam, TicketId } from "./Ids.ts"
 
 const bodyMustBeObject = { message: "request body must be a JSON object" }
 
@@ -74,7 +75,7 @@ export type MessageCreated = typeof MessageCreated.Type
 
 export const TicketQuery = { contact_email: Schema.optionalKey(Email("contact_email")) }
 
-export const TicketPath = { id: Schema.String }
+export const TicketPath = { id: pathParam(TicketId) }
 
 export const TriageSources = ["ai", "human"] as const
 export const TriageSource = Schema.Literals(TriageSources)

@@ -44,6 +44,8 @@ const withIndexes = (message: string, path: ReadonlyArray<unknown>) => {
   return message.replace(/^\S+/, (field) => field.replace(/\[\]/g, (slot) => next < indexes.length ? `[${indexes[next++]}]` : slot))
 }
 
+const firstIssueMessage = (error: HttpApiError.HttpApiSchemaError) => formatIssue(error.cause.issue).issues[0]?.message
+
 /** The first issue, as a sentence a person can act on. */
 const decodeMessage = (error: HttpApiError.HttpApiSchemaError) => {
   const issue = formatIssue(error.cause.issue).issues[0]
@@ -85,6 +87,10 @@ export const failureResponse = (
   if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
   const failure = Cause.squash(cause)
   if (isApiError(failure)) return Effect.succeed(errorResponse(failure))
+  // every path parameter is an id decoded by its schema, so a malformed one is its resource's 404, in the schema's words
+  if (HttpApiError.HttpApiSchemaError.is(failure) && failure.kind === "Params") {
+    return Effect.succeed(errorResponse(new NotFound({ message: firstIssueMessage(failure) ?? "not found" })))
+  }
   if (HttpApiError.HttpApiSchemaError.is(failure) && failure.kind !== "Body" && failure.kind !== "ResponseHeaders") {
     return Effect.succeed(errorResponse(new ValidationError({ message: decodeMessage(failure) })))
   }

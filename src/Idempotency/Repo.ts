@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
 
 const Lock = Schema.Struct({ acquired: Schema.Boolean })
 const Prior = Schema.Struct({ request_hash: Schema.String, response_status: IntFromRow, response_body: Schema.Unknown })
@@ -13,18 +14,18 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo>()("app/Ide
     const sql = yield* SqlClient.SqlClient
 
     /** Takes the key's lock for the rest of the transaction, unless another request holds it. */
-    const tryLock = (projectId: string, key: string) =>
+    const tryLock = (projectId: ProjectId, key: string) =>
       sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${projectId}:${key}`}, 0)) AS acquired`.pipe(
         Rows.single(Lock),
         Effect.map((row) => row.acquired)
       )
 
-    const find = (projectId: string, key: string) =>
+    const find = (projectId: ProjectId, key: string) =>
       sql`SELECT request_hash, response_status, response_body FROM idempotency_keys
           WHERE project_id = ${projectId} AND idempotency_key = ${key}
             AND created_at > now() - interval '24 hours'`.pipe(Rows.first(Prior))
 
-    const store = (projectId: string, key: string, entry: {
+    const store = (projectId: ProjectId, key: string, entry: {
       readonly requestHash: string
       readonly status: number
       readonly body: unknown

@@ -2,14 +2,15 @@ import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
+import { ProjectIdFromRow, TicketIdFromRow } from "../Domain/Ids.ts"
 import { type ClaimedJob, type HeldJob, Job, JobKinds, type JobKind } from "../Domain/Jobs.ts"
 
 // the payload is decoded row by row (decodeJob): one that does not decode fails its job, not the claim
 const ClaimRow = Schema.Struct({
   id: Schema.NullOr(Schema.String),
   kind: Schema.NullOr(Schema.Literals(JobKinds)),
-  project_id: Schema.NullOr(Schema.String),
-  ticket_id: Schema.NullOr(Schema.String),
+  project_id: Schema.NullOr(ProjectIdFromRow),
+  ticket_id: Schema.NullOr(TicketIdFromRow),
   payload: Schema.Unknown,
   attempts: Schema.NullOr(IntFromRow),
   lease: Schema.NullOr(Schema.String),

@@ -1,7 +1,7 @@
 import { Context, Duration, Effect, Latch, Layer, Option, Stream } from "effect"
 import { DatabaseInfo, type ListenEvent } from "../Database/Database.ts"
 import { NotFound } from "../Domain/Errors.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import type { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
 import type { KeyCreated, KeyScope, ProjectCreated } from "../Domain/Project.ts"
 import { type KeyRow, type NewKey, ProjectsRepo } from "./Repo.ts"
 import { newApiKey, sha256 } from "./Secrets.ts"
@@ -58,10 +58,8 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       Effect.forkScoped
     )
 
-    const requireProject = (projectId: string) =>
-      isUuid(projectId)
-        ? Effect.flatMap(repo.projectExists(projectId), (exists) => exists ? Effect.void : Effect.fail(projectNotFound))
-        : Effect.fail(projectNotFound)
+    const requireProject = (projectId: ProjectId) =>
+      Effect.flatMap(repo.projectExists(projectId), (exists) => exists ? Effect.void : Effect.fail(projectNotFound))
 
     /** Resolves a presented API key; `None` for unknown and revoked keys alike. */
     const authenticate = (apiKey: string): Effect.Effect<Option.Option<KeyRow>> => {
@@ -84,7 +82,7 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
     })
 
     const createKey = Effect.fn("Projects.createKey")(function*(
-      projectId: string,
+      projectId: ProjectId,
       input: { readonly name?: string | null; readonly scope?: KeyScope | null }
     ) {
       yield* requireProject(projectId)
@@ -103,9 +101,8 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
      * wait a little early; it is bounded, as a notification that never comes must not hold the
      * answer.
      */
-    const revokeKey = Effect.fn("Projects.revokeKey")(function*(projectId: string, keyId: string) {
+    const revokeKey = Effect.fn("Projects.revokeKey")(function*(projectId: ProjectId, keyId: ApiKeyId) {
       yield* requireProject(projectId)
-      if (!isUuid(keyId)) return yield* keyNotFound
       yield* Effect.acquireUseRelease(
         // in place before the commit: the notification can arrive before the statement's answer
         Effect.tap(Effect.suspend(() => Latch.make(!listening)), (echo) => Effect.sync(() => awaitingEcho.add(echo))),
@@ -120,7 +117,7 @@ export class Projects extends Context.Service<Projects>()("app/Projects", {
       )
     })
 
-    const listKeys = Effect.fn("Projects.listKeys")(function*(projectId: string) {
+    const listKeys = Effect.fn("Projects.listKeys")(function*(projectId: ProjectId) {
       yield* requireProject(projectId)
       return { api_keys: yield* repo.listKeys(projectId) }
     })

@@ -2,17 +2,18 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
-import { type ApiKeySummary, KeyScope, ProjectSummary } from "../Domain/Project.ts"
+import { type ApiKeyId, ApiKeyIdFromRow, type ProjectId, ProjectIdFromRow } from "../Domain/Ids.ts"
+import { type ApiKeySummary, KeyScope, type ProjectSummary } from "../Domain/Project.ts"
 
-const KeyRow = Schema.Struct({ key_id: Schema.String, project_id: Schema.String, scope: KeyScope })
+const KeyRow = Schema.Struct({ key_id: ApiKeyIdFromRow, project_id: ProjectIdFromRow, scope: KeyScope })
 export type KeyRow = typeof KeyRow.Type
 
-const Id = Schema.Struct({ id: Schema.String })
-const CreatedProject = Schema.Struct({ project_id: Schema.String, name: Schema.String, key_id: Schema.String })
-const Summary = Schema.Struct({ project_id: Schema.String, name: Schema.String, created_at: TimestampFromRow })
+const Id = Schema.Struct({ id: ApiKeyIdFromRow })
+const CreatedProject = Schema.Struct({ project_id: ProjectIdFromRow, name: Schema.String, key_id: ApiKeyIdFromRow })
+const Summary = Schema.Struct({ project_id: ProjectIdFromRow, name: Schema.String, created_at: TimestampFromRow })
 const Count = Schema.Struct({ n: IntFromRow })
 const KeySummary = Schema.Struct({
-  key_id: Schema.String,
+  key_id: ApiKeyIdFromRow,
   name: Schema.NullOr(Schema.String),
   scope: KeyScope,
   created_at: TimestampFromRow,
@@ -45,7 +46,7 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
           SELECT project.id, ${key.name}, ${key.scope}, ${key.hash}, ${key.prefix} FROM project
           RETURNING project_id, ${name}::text AS name, id AS key_id`.pipe(Rows.single(CreatedProject))
 
-    const insertKey = (projectId: string, key: NewKey) =>
+    const insertKey = (projectId: ProjectId, key: NewKey) =>
       sql`INSERT INTO api_keys (project_id, name, scope, key_hash, key_prefix)
           VALUES (${projectId}, ${key.name}, ${key.scope}, ${key.hash}, ${key.prefix})
           RETURNING id`.pipe(Rows.single(Id), Effect.map((row) => row.id))
@@ -56,17 +57,17 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
     )
 
     /** The project's keys, newest first, without the key or its hash. */
-    const listKeys = (projectId: string) =>
+    const listKeys = (projectId: ProjectId) =>
       sql`SELECT id AS key_id, name, scope, created_at, revoked_at FROM api_keys
           WHERE project_id = ${projectId} ORDER BY created_at DESC, id DESC`.pipe(
         Rows.all(KeySummary),
         Effect.map((rows): ReadonlyArray<ApiKeySummary> => rows)
       )
 
-    const projectExists = (projectId: string) => sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Rows.some)
+    const projectExists = (projectId: ProjectId) => sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Rows.some)
 
     /** Revokes the key and tells every instance (NOTIFY api_keys, at commit) to forget the keys it knows. */
-    const revokeKey = (projectId: string, keyId: string) =>
+    const revokeKey = (projectId: ProjectId, keyId: ApiKeyId) =>
       sql`WITH revoked AS (
             UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
             WHERE id = ${keyId} AND project_id = ${projectId}

@@ -4,6 +4,7 @@ import * as Rows from "../Database/Rows.ts"
 import { excerpt, queryLexemes } from "../Domain/Excerpt.ts"
 import { IntFromRow } from "../Domain/Fields.ts"
 import type { SearchResult } from "../Domain/Search.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
 
 export interface Page {
   readonly results: ReadonlyArray<SearchResult>
@@ -43,7 +44,7 @@ export class SearchRepo extends Context.Service<SearchRepo>()("app/Search/Repo",
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const tickets = (projectId: string, q: string, limit: number) =>
+    const tickets = (projectId: ProjectId, q: string, limit: number) =>
       sql`
         WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS q),
         page AS (
@@ -74,7 +75,7 @@ export class SearchRepo extends Context.Service<SearchRepo>()("app/Search/Repo",
       )
 
     /** Words of the name or address, or a part of the address (`@example.com`, `jane.d`). */
-    const contacts = (projectId: string, q: string, limit: number) =>
+    const contacts = (projectId: ProjectId, q: string, limit: number) =>
       sql`
         WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) AS q, lower(${q}) AS needle)
         SELECT c.id, c.email, c.name,

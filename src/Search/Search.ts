@@ -2,13 +2,14 @@ import { Context, Effect, Layer } from "effect"
 import { Articles } from "../Articles/Articles.ts"
 import type { SearchType, UnifiedSearchResults } from "../Domain/Search.ts"
 import { type Page, SearchRepo } from "./Repo.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
 
 export class Search extends Context.Service<Search>()("app/Search", {
   make: Effect.gen(function*() {
     const repo = yield* SearchRepo
     const articles = yield* Articles
 
-    const pageOf = (type: SearchType, projectId: string, q: string, limit: number): Effect.Effect<Page> =>
+    const pageOf = (type: SearchType, projectId: ProjectId, q: string, limit: number): Effect.Effect<Page> =>
       type === "articles"
         ? Effect.map(articles.search(projectId, q, limit), (page) => ({
           total: page.total,
@@ -20,7 +21,7 @@ export class Search extends Context.Service<Search>()("app/Search", {
     // call, some 5 µs even with no tracer installed
     /** The best `limit` of all kinds are among the best `limit` of each kind; `total` counts every match. */
     const search = Effect.fnUntraced(function*(
-      projectId: string,
+      projectId: ProjectId,
       q: string,
       types: ReadonlyArray<SearchType>,
       limit: number

@@ -5,7 +5,8 @@ import type { LinkedIssue } from "../Domain/Ticket.ts"
 import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import { Triage } from "../Triage/Triage.ts"
 import { type DuplicateMatch, duplicateScorer } from "./Duplicates.ts"
-import { TicketsRepo } from "./Repo.ts"
+import { FollowupsRepo } from "./FollowupsRepo.ts"
+import { TicketsRepo } from "./TicketsRepo.ts"
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
@@ -72,7 +73,8 @@ const linkNote = (fresh: ReadonlyArray<LinkedIssue>) =>
  */
 export class Followups extends Context.Service<Followups>()("app/Tickets/Followups", {
   make: Effect.gen(function*() {
-    const repo = yield* TicketsRepo
+    const repo = yield* FollowupsRepo
+    const tickets = yield* TicketsRepo
     const triage = yield* Triage
     const tracker = yield* ErrorTracker
     const config = yield* AppConfig
@@ -129,7 +131,8 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
 
     const linkIssues: JobHandler<"error_link"> = (job) =>
       Effect.gen(function*() {
-        const found = yield* repo.findSubmitted(job.ticketId ?? "")
+        if (job.ticketId === null) return
+        const found = yield* repo.findSubmitted(job.ticketId)
         if (Option.isNone(found)) return
         const ticket = found.value
         const issues = yield* tracker.findIssues({
@@ -141,7 +144,7 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
         }).pipe(Effect.mapError((error) => new JobFailed({ message: error.message, cause: error })))
         if (issues.length === 0) return
         const now = yield* nowIso
-        yield* repo.withTransaction(Effect.gen(function*() {
+        yield* tickets.withTransaction(Effect.gen(function*() {
           const known = new Set((yield* repo.lockLinkedIssues(ticket.id)).map((issue) => issueKey(issue as LinkedIssue)))
           const fresh = issues.filter((issue) => !known.has(issueKey(issue)))
           if (fresh.length > 0) yield* repo.linkIssues(ticket, fresh, linkNote(fresh), now)
@@ -151,5 +154,5 @@ export class Followups extends Context.Service<Followups>()("app/Tickets/Followu
     return { runTriage, checkDuplicate, linkIssues }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(TicketsRepo.layer))
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([FollowupsRepo.layer, TicketsRepo.layer]))
 }

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../Auth/Api.ts"
 import { requireContactForWidget, requireFullScope } from "../Auth/Scope.ts"
+import { TicketId } from "../Domain/Ids.ts"
 import { Tickets } from "./Tickets.ts"
 
 export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
@@ -21,12 +22,12 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
         Effect.gen(function*() {
           const key = yield* CurrentKey
           yield* requireContactForWidget(query.contact_email, "reading a ticket")
-          return yield* tickets.get(key.projectId, params.id, query.contact_email)
+          return yield* tickets.get(key.projectId, TicketId.make(params.id), query.contact_email)
         }))
       .handle("addMessage", ({ params, payload }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           yield* requireContactForWidget(payload.contact_email, "adding a message")
-          return yield* tickets.addMessage(key.projectId, params.id, payload, { requireOwner: key.scope === "widget" })
+          return yield* tickets.addMessage(key.projectId, TicketId.make(params.id), payload, { requireOwner: key.scope === "widget" })
         }))
   }))

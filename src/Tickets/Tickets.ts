@@ -1,9 +1,10 @@
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { AgentsRepo } from "../Admin/Repo.ts"
 import { AppConfig } from "../Config.ts"
 import { type Cursor, pageOf, readCursor } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import { type ProjectId, TicketId } from "../Domain/Ids.ts"
 import { contactNotifyJob, eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
 import type {
   AddMessageInput,
@@ -17,9 +18,12 @@ import type {
   TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { type ListedTicket, type TicketFilter, TicketsRepo } from "./Repo.ts"
+import { ContactsRepo } from "./ContactsRepo.ts"
+import { MessagesRepo } from "./MessagesRepo.ts"
+import { type ListedTicket, type TicketFilter, TicketsRepo } from "./TicketsRepo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
+const isTicketId = Schema.is(TicketId)
 
 const cursorAfter = (order: TicketOrder) => ({ ticket, updatedKey }: ListedTicket): Cursor =>
   order === "created" ? { order, number: ticket.ticket_number } : { order, at: updatedKey, id: ticket.ticket_id }
@@ -36,13 +40,17 @@ const distinctTags = (tags: ReadonlyArray<string>) => {
 export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
   make: Effect.gen(function*() {
     const repo = yield* TicketsRepo
+    const messages = yield* MessagesRepo
+    const contacts = yield* ContactsRepo
+    const agents = yield* AgentsRepo
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
 
     // untraced on the hot paths: a traced function captures a stack and opens a span on every
     // call, some 5 µs even with no tracer installed
-    const create = Effect.fnUntraced(function*(projectId: string, input: CreateTicketInput) {
-      const id = crypto.randomUUID()
+    const create = Effect.fnUntraced(function*(projectId: ProjectId, input: CreateTicketInput) {
+      // randomUUID makes a uuid: the id's check is for text that comes from outside
+      const id = TicketId.make(crypto.randomUUID(), { disableChecks: true })
       const createdAt = yield* nowIso
       const priority = input.priority ?? "p3_medium"
       const senderEmail = input.sender_email ?? null
@@ -79,11 +87,10 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     const get = Effect.fnUntraced(function*(
-      projectId: string,
-      ticketId: string,
+      projectId: ProjectId,
+      ticketId: TicketId,
       contactEmail: string | undefined
     ) {
-      if (!isUuid(ticketId)) return yield* ticketNotFound
       const found = yield* repo.findPublic(projectId, ticketId)
       if (Option.isNone(found)) return yield* ticketNotFound
       // a contact that does not own the ticket learns nothing, not even that it exists
@@ -92,12 +99,11 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     const addMessage = Effect.fnUntraced(function*(
-      projectId: string,
-      ticketId: string,
+      projectId: ProjectId,
+      ticketId: TicketId,
       input: AddMessageInput,
       options: { readonly requireOwner: boolean }
     ) {
-      if (!isUuid(ticketId)) return yield* ticketNotFound
       const contactEmail = input.contact_email ?? null
       return yield* repo.withTransaction(Effect.gen(function*() {
         const locked = yield* repo.lockTicket(projectId, ticketId)
@@ -105,8 +111,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         const ticket = locked.value
         if (options.requireOwner && ticket.sender_email !== contactEmail) return yield* ticketNotFound
         const createdAt = yield* nowIso
-        const contactId = contactEmail === null ? null : yield* repo.upsertContact(projectId, contactEmail, null)
-        const messageId = yield* repo.insertMessage({
+        const contactId = contactEmail === null ? null : yield* contacts.upsertContact(projectId, contactEmail, null)
+        const messageId = yield* messages.insertMessage({
           projectId,
           ticketId,
           authorType: "contact",
@@ -143,24 +149,22 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       }))
     })
 
-    const adminGet = Effect.fn("Tickets.adminGet")(function*(projectId: string, ticketId: string) {
-      if (!isUuid(ticketId)) return yield* ticketNotFound
+    const adminGet = Effect.fn("Tickets.adminGet")(function*(projectId: ProjectId, ticketId: TicketId) {
       const ticket = yield* repo.findAdmin(projectId, ticketId)
       if (Option.isNone(ticket)) return yield* ticketNotFound
       return ticket.value
     })
 
     const adminUpdate = Effect.fn("Tickets.adminUpdate")(function*(
-      projectId: string,
-      ticketId: string,
+      projectId: ProjectId,
+      ticketId: TicketId,
       input: UpdateTicketInput
     ) {
-      if (!isUuid(ticketId)) return yield* ticketNotFound
       yield* repo.withTransaction(Effect.gen(function*() {
         const ticket = yield* repo.lockTicket(projectId, ticketId)
         if (Option.isNone(ticket)) return yield* ticketNotFound
         const assignee = input.assignee_email == null ? undefined : yield* Effect.flatMap(
-          repo.findAgent(projectId, input.assignee_email),
+          agents.findByEmail(projectId, input.assignee_email),
           Option.match({
             onNone: () =>
               Effect.fail(new ValidationError({ message: "assignee_email must be the address of an agent of this project" })),
@@ -184,21 +188,20 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     const addAgentMessage = Effect.fn("Tickets.addAgentMessage")(function*(
-      projectId: string,
-      ticketId: string,
+      projectId: ProjectId,
+      ticketId: TicketId,
       input: AgentMessageInput
     ) {
-      if (!isUuid(ticketId)) return yield* ticketNotFound
       return yield* repo.withTransaction(Effect.gen(function*() {
         const ticket = yield* repo.lockTicket(projectId, ticketId)
         if (Option.isNone(ticket)) return yield* ticketNotFound
-        const author = input.author_email == null ? Option.none() : yield* repo.findAgent(projectId, input.author_email)
+        const author = input.author_email == null ? Option.none() : yield* agents.findByEmail(projectId, input.author_email)
         if (input.author_email != null && Option.isNone(author)) {
           return yield* new ValidationError({ message: "author_email must be the address of an agent of this project" })
         }
         const createdAt = yield* nowIso
         const internal = input.internal ?? false
-        const messageId = yield* repo.insertMessage({
+        const messageId = yield* messages.insertMessage({
           projectId,
           ticketId,
           authorType: "agent",
@@ -236,7 +239,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     /** One page of the project's tickets that pass every filter given; `query.limit` defaults to 25. */
-    const list = Effect.fn("Tickets.list")(function*(projectId: string, query: TicketListQuery) {
+    const list = Effect.fn("Tickets.list")(function*(projectId: ProjectId, query: TicketListQuery) {
       const order = query.sort ?? "created"
       const after = yield* readCursor(query.cursor, order)
       const limit = query.limit ?? 25
@@ -257,7 +260,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
 
     /** One page of a contact's tickets, newest first, with the fields of the public read; `limit` defaults to 10. */
     const listForContact = Effect.fn("Tickets.listForContact")(function*(
-      projectId: string,
+      projectId: ProjectId,
       query: { readonly contact_email: string; readonly limit?: number | undefined; readonly cursor?: string | undefined }
     ) {
       const after = yield* readCursor(query.cursor, "created")
@@ -278,8 +281,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     /** The id of a ticket named by its id or by its number, as an operator at a terminal names it. */
-    const findId = Effect.fn("Tickets.findId")(function*(projectId: string, ticket: string) {
-      if (isUuid(ticket)) return ticket
+    const findId = Effect.fn("Tickets.findId")(function*(projectId: ProjectId, ticket: string) {
+      if (isTicketId(ticket)) return ticket
       const number = /^#?\d{1,9}$/.test(ticket) ? Number(ticket.replace("#", "")) : undefined
       const found = number === undefined ? Option.none() : yield* repo.findIdByNumber(projectId, number)
       if (Option.isNone(found)) return yield* ticketNotFound
@@ -289,5 +292,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, findId }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(TicketsRepo.layer))
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer])
+  )
 }

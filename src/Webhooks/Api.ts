@@ -1,6 +1,6 @@
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
+import { DeliveryId, pathParam, ProjectId, WebhookId } from "../Domain/Ids.ts"
 import {
   CreateWebhookInput,
   DeliveryList,
@@ -11,9 +11,9 @@ import {
 } from "../Domain/Webhook.ts"
 import { AdminAuth } from "../Auth/Api.ts"
 
-const ProjectPath = { pid: Schema.String }
-const WebhookPath = { pid: Schema.String, webhook_id: Schema.String }
-const DeliveryPath = { pid: Schema.String, webhook_id: Schema.String, delivery_id: Schema.String }
+const ProjectPath = { pid: pathParam(ProjectId) }
+const WebhookPath = { ...ProjectPath, webhook_id: pathParam(WebhookId) }
+const DeliveryPath = { ...WebhookPath, delivery_id: pathParam(DeliveryId) }
 const base = "/v1/admin/projects/:pid/webhooks"
 const error = [ValidationError.wire, NotFound.wire, PayloadTooLarge.wire, InternalError.wire]
 

@@ -1,14 +1,22 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { DeliveryId, ProjectId, WebhookId } from "../Domain/Ids.ts"
 import { Webhooks } from "./Webhooks.ts"
 
 export const WebhooksHttpLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.map(Effect.service(Webhooks), (webhooks) =>
     handlers
-      .handle("register", ({ params, payload }) => webhooks.register(params.pid, payload))
-      .handle("list", ({ params }) => webhooks.list(params.pid))
-      .handle("remove", ({ params }) => webhooks.remove(params.pid, params.webhook_id))
-      .handle("deliveries", ({ params }) => webhooks.deliveries(params.pid, params.webhook_id))
-      .handle("redeliver", ({ params }) => webhooks.redeliver(params.pid, params.webhook_id, params.delivery_id))
-      .handle("rotateSecret", ({ params }) => webhooks.rotateSecret(params.pid, params.webhook_id))))
+      .handle("register", ({ params, payload }) => webhooks.register(ProjectId.make(params.pid), payload))
+      .handle("list", ({ params }) => webhooks.list(ProjectId.make(params.pid)))
+      .handle("remove", ({ params }) => webhooks.remove(ProjectId.make(params.pid), WebhookId.make(params.webhook_id)))
+      .handle("deliveries", ({ params }) =>
+        webhooks.deliveries(ProjectId.make(params.pid), WebhookId.make(params.webhook_id)))
+      .handle("redeliver", ({ params }) =>
+        webhooks.redeliver(
+          ProjectId.make(params.pid),
+          WebhookId.make(params.webhook_id),
+          DeliveryId.make(params.delivery_id)
+        ))
+      .handle("rotateSecret", ({ params }) =>
+        webhooks.rotateSecret(ProjectId.make(params.pid), WebhookId.make(params.webhook_id)))))

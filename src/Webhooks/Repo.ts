@@ -4,16 +4,17 @@ import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
 import { type Delivery, DeliveryStatus, type WebhookSummary } from "../Domain/Webhook.ts"
+import { type DeliveryId, DeliveryIdFromRow, type ProjectId, type WebhookId, WebhookIdFromRow } from "../Domain/Ids.ts"
 
 const WebhookRow = Schema.Struct({
-  webhook_id: Schema.String,
+  webhook_id: WebhookIdFromRow,
   url: Schema.String,
   events: Schema.Array(Schema.String),
   created_at: TimestampFromRow
 })
 
 const DeliveryRow = Schema.Struct({
-  delivery_id: Schema.String,
+  delivery_id: DeliveryIdFromRow,
   event: Schema.String,
   status: DeliveryStatus,
   attempts: IntFromRow,
@@ -52,34 +53,31 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("app/Webhooks/
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (projectId: string, url: string, events: ReadonlyArray<string>, secret: string) =>
+    const insert = (projectId: ProjectId, url: string, events: ReadonlyArray<string>, secret: string) =>
       sql`
         INSERT INTO webhooks (project_id, url, events, secret)
         VALUES (${projectId}, ${url},
           ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(events)}::jsonb)), ${secret})
-        RETURNING id AS webhook_id, url, events, created_at`.pipe(
-        Rows.single(WebhookRow),
-        Effect.map((row): WebhookSummary => row)
-      )
+        RETURNING id AS webhook_id, url, events, created_at`.pipe(Rows.single(WebhookRow))
 
-    const list = (projectId: string) =>
+    const list = (projectId: ProjectId) =>
       sql`SELECT id AS webhook_id, url, events, created_at FROM webhooks
           WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(
         Rows.all(WebhookRow),
         Effect.map((rows): ReadonlyArray<WebhookSummary> => rows)
       )
 
-    const remove = (projectId: string, webhookId: string) =>
+    const remove = (projectId: ProjectId, webhookId: WebhookId) =>
       sql`DELETE FROM webhooks WHERE id = ${webhookId} AND project_id = ${projectId} RETURNING id`.pipe(Rows.some)
 
-    const rotateSecret = (projectId: string, webhookId: string, secret: string) =>
+    const rotateSecret = (projectId: ProjectId, webhookId: WebhookId, secret: string) =>
       sql`UPDATE webhooks SET secret = ${secret} WHERE id = ${webhookId} AND project_id = ${projectId} RETURNING id`
         .pipe(Rows.some)
 
-    const exists = (projectId: string, webhookId: string) =>
+    const exists = (projectId: ProjectId, webhookId: WebhookId) =>
       sql`SELECT id FROM webhooks WHERE id = ${webhookId} AND project_id = ${projectId}`.pipe(Rows.some)
 
-    const deliveries = (webhookId: string, limit: number) =>
+    const deliveries = (webhookId: WebhookId, limit: number) =>
       sql`
         SELECT id AS delivery_id, event, status, attempts, last_status_code, last_error, next_attempt_at, created_at
         FROM webhook_deliveries WHERE webhook_id = ${webhookId}
@@ -143,7 +141,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("app/Webhooks/
     const recordAttempt = yield* Grouped.statements({ inFlight: 2, maxBatch: 100, one: recordOne, many: recordMany })
 
     /** A fresh single attempt of a logged delivery, with its body and id; false when unknown. */
-    const redeliver = (projectId: string, webhookId: string, deliveryId: string, now: number) =>
+    const redeliver = (projectId: ProjectId, webhookId: WebhookId, deliveryId: DeliveryId, now: number) =>
       sql`
         WITH delivery AS (
           UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${iso(now)}, updated_at = ${iso(now)}

@@ -4,7 +4,7 @@ import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { EventKinds } from "../Domain/Events.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import type { DeliveryId, ProjectId, WebhookId } from "../Domain/Ids.ts"
 import { JobFailed, type JobHandler } from "../Domain/Jobs.ts"
 import type { CreateWebhookInput } from "../Domain/Webhook.ts"
 import { recordDelivery } from "../Observability/Metrics.ts"
@@ -35,13 +35,13 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
     const allowPrivate = Option.getOrElse(config.webhookAllowPrivateTargets, () => database.kind === "embedded")
     const client = yield* deliveryClient(guardedLookup(allowPrivate))
 
-    const requireWebhook = (projectId: string, webhookId: string) =>
+    const requireWebhook = (projectId: ProjectId, webhookId: WebhookId) =>
       Effect.gen(function*() {
         yield* projects.requireProject(projectId)
-        if (!isUuid(webhookId) || !(yield* repo.exists(projectId, webhookId))) return yield* webhookNotFound
+        if (!(yield* repo.exists(projectId, webhookId))) return yield* webhookNotFound
       })
 
-    const register = Effect.fn("Webhooks.register")(function*(projectId: string, input: CreateWebhookInput) {
+    const register = Effect.fn("Webhooks.register")(function*(projectId: ProjectId, input: CreateWebhookInput) {
       yield* projects.requireProject(projectId)
       const url = parseTarget(input.url)
       if (typeof url === "string") return yield* new ValidationError({ message: url })
@@ -57,32 +57,32 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
       return { webhook_id: row.webhook_id, url: row.url, events: row.events, secret }
     })
 
-    const list = Effect.fn("Webhooks.list")(function*(projectId: string) {
+    const list = Effect.fn("Webhooks.list")(function*(projectId: ProjectId) {
       yield* projects.requireProject(projectId)
       return { webhooks: yield* repo.list(projectId) }
     })
 
-    const remove = Effect.fn("Webhooks.remove")(function*(projectId: string, webhookId: string) {
+    const remove = Effect.fn("Webhooks.remove")(function*(projectId: ProjectId, webhookId: WebhookId) {
       yield* projects.requireProject(projectId)
-      if (!isUuid(webhookId) || !(yield* repo.remove(projectId, webhookId))) return yield* webhookNotFound
+      if (!(yield* repo.remove(projectId, webhookId))) return yield* webhookNotFound
     })
 
-    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(projectId: string, webhookId: string) {
+    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(projectId: ProjectId, webhookId: WebhookId) {
       yield* projects.requireProject(projectId)
       const secret = newSecret()
-      if (!isUuid(webhookId) || !(yield* repo.rotateSecret(projectId, webhookId, secret))) return yield* webhookNotFound
+      if (!(yield* repo.rotateSecret(projectId, webhookId, secret))) return yield* webhookNotFound
       return { secret }
     })
 
-    const deliveries = Effect.fn("Webhooks.deliveries")(function*(projectId: string, webhookId: string) {
+    const deliveries = Effect.fn("Webhooks.deliveries")(function*(projectId: ProjectId, webhookId: WebhookId) {
       yield* requireWebhook(projectId, webhookId)
       return { deliveries: yield* repo.deliveries(webhookId, deliveriesShown) }
     })
 
-    const redeliver = Effect.fn("Webhooks.redeliver")(function*(projectId: string, webhookId: string, deliveryId: string) {
+    const redeliver = Effect.fn("Webhooks.redeliver")(function*(projectId: ProjectId, webhookId: WebhookId, deliveryId: DeliveryId) {
       yield* requireWebhook(projectId, webhookId)
       const now = yield* Clock.currentTimeMillis
-      if (!isUuid(deliveryId) || !(yield* repo.redeliver(projectId, webhookId, deliveryId, now))) {
+      if (!(yield* repo.redeliver(projectId, webhookId, deliveryId, now))) {
         return yield* new NotFound({ message: "delivery not found" })
       }
       return { delivery_id: deliveryId, status: "pending" as const }

@@ -10,7 +10,7 @@ import { DataDirInUse } from "../Database/DataDirLock.ts"
 import * as App from "../App.ts"
 import { seedDemo } from "../Demo/Demo.ts"
 import { isApiError } from "../Domain/Errors.ts"
-import { isUuid } from "../Domain/Fields.ts"
+import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import {
   type AdminTicket,
@@ -88,15 +88,15 @@ const operating = <Input, E, R>(work: (input: Input) => Effect.Effect<void, E, R
 
 const project = Flag.String("project").pipe(
   Flag.withDescription("project id (`support projects list` shows them)"),
-  Flag.filter(isUuid, () => "a project id as `support projects list` shows them")
+  Flag.filterMap(Schema.decodeUnknownOption(ProjectId), () => "a project id as `support projects list` shows them")
 )
 
-/** Fails with a user error naming the project when there is none with that id. */
+/** The project of that id; a user error naming it when there is none, or when it is no project id at all. */
 const requireProject = Effect.fn(function*(projectId: string) {
-  yield* (yield* Projects).requireProject(projectId).pipe(
-    Effect.catchTag("NotFound", () =>
-      Effect.fail(userError(`no project ${projectId} (\`support projects list\` shows the projects)`)))
-  )
+  const noProject = userError(`no project ${projectId} (\`support projects list\` shows the projects)`)
+  const id = yield* Schema.decodeUnknownEffect(ProjectId)(projectId).pipe(Effect.mapError(() => noProject))
+  yield* (yield* Projects).requireProject(id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noProject)))
+  return id
 })
 
 const projectsCreate = Command.make(
@@ -135,10 +135,9 @@ const keysRevoke = Command.make(
   operating(({ keyId, project }) =>
     Effect.gen(function*() {
       yield* requireProject(project)
-      yield* (yield* Projects).revokeKey(project, keyId).pipe(
-        Effect.catchTag("NotFound", () =>
-          Effect.fail(userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)))
-      )
+      const noKey = userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)
+      const id = yield* Schema.decodeUnknownEffect(ApiKeyId)(keyId).pipe(Effect.mapError(() => noKey))
+      yield* (yield* Projects).revokeKey(project, id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noKey)))
       yield* Console.log(`revoked ${keyId}`)
     }))
 ).pipe(Command.withDescription("revoke an API key at once, on every instance"))
@@ -197,11 +196,12 @@ const decodeAs = <S extends Schema.Top & { readonly DecodingServices: never }>(s
   )
 
 /** The project, then the ticket in it (by id or number); either missing is the person's mistake. */
-const findTicket = Effect.fn(function*(projectId: string, ticket: string) {
-  yield* requireProject(projectId)
-  return yield* (yield* Tickets).findId(projectId, ticket).pipe(
+const findTicket = Effect.fn(function*(project: string, ticket: string) {
+  const projectId = yield* requireProject(project)
+  const ticketId = yield* (yield* Tickets).findId(projectId, ticket).pipe(
     Effect.catchTag("NotFound", () => Effect.fail(userError(`no ticket ${ticket} in project ${projectId}`)))
   )
+  return { projectId, ticketId }
 })
 
 /** Rows as columns padded to their widest cell; the last column is left as it is. */
@@ -271,8 +271,8 @@ const ticketsList = Command.make("list", {
     const given = Object.entries({ ...flags, contact_email: contactEmail })
       .flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])
     const query = yield* decodeAs(Schema.Struct(TicketListQuery))(Object.fromEntries(given))
-    yield* requireProject(project)
-    const list = yield* (yield* Tickets).list(project, query)
+    const projectId = yield* requireProject(project)
+    const list = yield* (yield* Tickets).list(projectId, query)
     if (json) return yield* printJson(list)
     yield* Console.log(ticketsTable(list))
     if (list.next_cursor !== null) yield* Console.log(`more: --cursor ${list.next_cursor}`)
@@ -283,8 +283,8 @@ const ticketsShow = Command.make(
   { project: projectArgument, ticket: ticketArgument, json },
   operating(({ json, project, ticket }) =>
     Effect.gen(function*() {
-      const id = yield* findTicket(project, ticket)
-      const read = yield* (yield* Tickets).adminGet(project, id)
+      const { projectId, ticketId } = yield* findTicket(project, ticket)
+      const read = yield* (yield* Tickets).adminGet(projectId, ticketId)
       yield* json ? printJson(read) : Console.log(ticketBlock(read))
     }))
 ).pipe(Command.withDescription("show a ticket with its whole conversation, internal notes included"))
@@ -303,8 +303,8 @@ const ticketsReply = Command.make("reply", {
       internal,
       ...(Option.isSome(authorEmail) ? { author_email: authorEmail.value } : {})
     })
-    const id = yield* findTicket(project, ticket)
-    const created = yield* (yield* Tickets).addAgentMessage(project, id, input)
+    const { projectId, ticketId } = yield* findTicket(project, ticket)
+    const created = yield* (yield* Tickets).addAgentMessage(projectId, ticketId, input)
     yield* json ? printJson(created) : Console.log(`${internal ? "internal note" : "reply"} ${created.message_id} added`)
   }))).pipe(Command.withDescription("answer a ticket as an agent, or add an internal note"))
 
@@ -313,8 +313,8 @@ const ticketsChange = (name: string, field: "assignee_email" | "status", argumen
   Command.make(name, { project: projectArgument, ticket: ticketArgument, value: argument, json }, operating(({ json, project, ticket, value }) =>
     Effect.gen(function*() {
       const input = yield* decodeAs(UpdateTicketInput)({ [field]: value })
-      const id = yield* findTicket(project, ticket)
-      const updated = yield* (yield* Tickets).adminUpdate(project, id, input)
+      const { projectId, ticketId } = yield* findTicket(project, ticket)
+      const updated = yield* (yield* Tickets).adminUpdate(projectId, ticketId, input)
       yield* json
         ? printJson(updated)
         : Console.log(`#${updated.ticket_number}  status: ${updated.status}  assignee: ${

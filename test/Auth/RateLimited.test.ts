@@ -12,12 +12,17 @@ import { ArticlesHttpLive } from "../../src/Articles/Http.ts"
 import { ProjectAuth } from "../../src/Auth/Api.ts"
 import { ProjectAuthLive } from "../../src/Auth/Http.ts"
 import { RateLimited } from "../../src/Domain/Errors.ts"
+import { ApiKeyId, ProjectId } from "../../src/Domain/Ids.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { RateLimit } from "../../src/RateLimit/RateLimit.ts"
 import { defaultSettings, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
-const key = { key_id: "0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10", project_id: "5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11", scope: "full" } as const
+const key = {
+  key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
+  project_id: ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11"),
+  scope: "full"
+} as const
 
 /** The only key these projects know. */
 const projects = makeTestLayer(Projects)({

@@ -2,7 +2,8 @@ import { layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect } from "vitest"
-import { TicketsRepo } from "../../src/Tickets/Repo.ts"
+import { TicketId } from "../../src/Domain/Ids.ts"
+import { FollowupsRepo } from "../../src/Tickets/FollowupsRepo.ts"
 import { WebhooksRepo } from "../../src/Webhooks/Repo.ts"
 import { databaseKinds, databaseLayer } from "../support/Databases.ts"
 
@@ -19,11 +20,11 @@ const updatesOf = (sql: SqlClient.SqlClient, table: string) =>
   )
 
 describe.each(databaseKinds)("room for updates on %s", (kind) => {
-  layer(TicketsRepo.layer.pipe(Layer.provideMerge(databaseLayer(kind))), { excludeTestServices: true })((it) => {
+  layer(FollowupsRepo.layer.pipe(Layer.provideMerge(databaseLayer(kind))), { excludeTestServices: true })((it) => {
     it.effect("a ticket's triage stays on its page and writes no index entry", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const repo = yield* TicketsRepo
+        const repo = yield* FollowupsRepo
         const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('Room') RETURNING id`
         // tickets of a usual size, written one after another as a flood of them would be: at
         // full pages, no page has room for a second version of any of them
@@ -36,7 +37,7 @@ describe.each(databaseKinds)("room for updates on %s", (kind) => {
           RETURNING id`
         const counted = yield* sql.withTransaction(Effect.gen(function*() {
           yield* repo.applyTriage(written.map(({ id }) => ({
-            ticketId: id,
+            ticketId: TicketId.make(id),
             result: {
               category: { value: "account", confidence: 0.8 },
               priority: { value: "p2_high", confidence: 0.6 },

@@ -7,6 +7,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, References } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Events from "../../src/Domain/Events.ts"
+import { DeliveryId, ProjectId } from "../../src/Domain/Ids.ts"
 import { contactNotifyJob, eventJobs, JobKinds, notifyJob, ticketCreatedJobs } from "../../src/Domain/Jobs.ts"
 import { enqueue } from "../../src/Jobs/Outbox.ts"
 import { JobsRepo } from "../../src/Jobs/Repo.ts"
@@ -21,7 +22,7 @@ const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setT
 const seed = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('payloads') RETURNING id`
-  const projectId = project!.id
+  const projectId = ProjectId.make(project!.id)
   const now = new Date().toISOString()
   const [ticket] = yield* sql<{ id: string }>`
     INSERT INTO tickets (project_id, ticket_number, subject, body, sender_email, created_at)
@@ -70,7 +71,7 @@ describe.each(databaseKinds)("job payloads on %s", (kind) => {
           contactNotifyJob({ projectId, ticketId, contactId, messageId, reason: "agent_replied" }, now)
         ])
         const [delivery] = yield* sql<{ id: string }>`SELECT id FROM webhook_deliveries`
-        const deliveryId = delivery!.id
+        const deliveryId = DeliveryId.make(delivery!.id)
         // a person's redelivery queues its job in SQL of its own: it must decode all the same
         yield* webhooks.redeliver(projectId, hook.webhook_id, deliveryId, Date.parse(now))
 

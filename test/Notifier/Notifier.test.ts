@@ -1,10 +1,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import type { AgentNotification } from "../../src/Domain/Jobs.ts"
 import { Mailer } from "../../src/Notifier/Mailer.ts"
 import { type Notification, Notifier } from "../../src/Notifier/Notifier.ts"
-import { TicketsRepo } from "../../src/Tickets/Repo.ts"
+import { TicketsRepo } from "../../src/Tickets/TicketsRepo.ts"
 import { type DatabaseKind, databaseKinds, databaseLayer } from "../support/Databases.ts"
 import { SmtpSink, smtpSink } from "../support/SmtpSink.ts"
 
@@ -80,7 +81,7 @@ const notify = (notification: Notification) =>
 const listed = (notification: AgentNotification) =>
   Effect.gen(function*() {
     const repo = yield* TicketsRepo
-    const ticket = yield* repo.findAdmin(notification.projectId, notification.ticketId)
+    const ticket = yield* repo.findAdmin(ProjectId.make(notification.projectId), TicketId.make(notification.ticketId))
     return Option.getOrThrow(ticket).notifications
   }).pipe(Effect.orDie)
 

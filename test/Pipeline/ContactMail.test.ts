@@ -5,6 +5,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { adminRead, agentMessage, createTicket, jobsOf, settled } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
@@ -37,7 +38,7 @@ const ticketFrom = (server: TestServerShape, email: string | undefined) =>
       body: "My export has been running since Monday.",
       ...(email === undefined ? {} : { sender_email: email, sender_name: "Marta Contact" })
     })
-    return { projectId, ticketId: created.ticket_id, ticketNumber: created.ticket_number }
+    return { projectId: ProjectId.make(projectId), ticketId: TicketId.make(created.ticket_id), ticketNumber: created.ticket_number }
   })
 
 describe.each(databaseKinds)("contact mail on %s", (kind) => {

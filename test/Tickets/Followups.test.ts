@@ -7,6 +7,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import type { Job } from "../../src/Domain/Jobs.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { Followups, inTurn } from "../../src/Tickets/Followups.ts"
@@ -69,7 +70,7 @@ const mostInOneTurn = (seen: ReadonlyArray<number>) => {
 }
 
 /** `job` as claimed for each of the tickets. */
-const jobsFor = <J extends Job>(job: J, projectId: string, ticketIds: ReadonlyArray<string>) =>
+const jobsFor = <J extends Job>(job: J, projectId: ProjectId, ticketIds: ReadonlyArray<TicketId>) =>
   ticketIds.map((ticketId) => ({
     ...job,
     id: crypto.randomUUID(),
@@ -93,7 +94,7 @@ const seed = Effect.gen(function*() {
     FROM generate_series(1, ${batch}) AS n
     ORDER BY n
     RETURNING id`
-  return { projectId: project!.id, ticketIds: rows.map((row) => row.id) }
+  return { projectId: ProjectId.make(project!.id), ticketIds: rows.map((row) => TicketId.make(row.id)) }
 })
 
 describe.each(databaseKinds)("follow-up batches on %s", (kind) => {

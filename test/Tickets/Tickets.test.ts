@@ -1,46 +1,42 @@
 /**
- * How to test a service without a database: give it mock layers. `Tickets` needs `TicketsRepo`
- * and `AppConfig`; the mock repository below records what it is asked to write, and the
- * `TestClock` of `it.effect` fixes the time. (The HTTP suites run the real SQL; a mock is for
- * testing logic in isolation, never a stand-in for our own queries.)
+ * How to test a service without a database: give it mock layers. `Tickets` needs the repositories
+ * of the tickets (TicketsRepo, MessagesRepo, ContactsRepo), the agents' (AgentsRepo) and
+ * `AppConfig`; each repository's shape is written out, so a mock fills in only the methods a test
+ * reaches (`makeTestLayer`) and the rest fail loudly. The mock below records what it is asked to
+ * write, and the `TestClock` of `it.effect` fixes the time. (The HTTP suites run the real SQL; a
+ * mock is for testing logic in isolation, never a stand-in for our own queries.)
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
+import { AgentsRepo } from "../../src/Admin/Repo.ts"
 import { NotFound } from "../../src/Domain/Errors.ts"
+import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import type { NewJob } from "../../src/Domain/Jobs.ts"
-import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/Repo.ts"
+import { ContactsRepo } from "../../src/Tickets/ContactsRepo.ts"
+import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
+import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/TicketsRepo.ts"
 import { configLayer } from "../support/Layers.ts"
+import { makeTestLayer } from "../support/TestLayer.ts"
 
-const notUsed = () => Effect.die(new Error("not used"))
+const projectId = ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11")
 
 const recordingRepo = () => {
   const written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> }> = []
   const tagged: Array<ReadonlyArray<string>> = []
-  const repo = TicketsRepo.of({
-    upsertContact: () => Effect.succeed("contact-1"),
-    insertTicket: (row, jobs) => Effect.sync(() => (written.push({ row, jobs }), written.length)),
-    tagTicket: (_projectId, _ticketId, tags) => Effect.sync(() => void tagged.push(tags)),
-    findPublic: () => Effect.succeed(Option.none()),
-    findAdmin: () => Effect.succeed(Option.none()),
-    listTickets: notUsed,
-    findIdByNumber: notUsed,
-    lockTicket: () => Effect.succeed(Option.none()),
-    insertMessage: notUsed,
-    updateTicket: notUsed,
-    findAgent: () => Effect.succeed(Option.none()),
-    enqueue: () => Effect.void,
-    withTransaction: (effect) => effect,
-    // the pipeline's part of the repository: Tickets never calls it
-    findSubmitted: notUsed,
-    applyTriage: notUsed,
-    findSubmittedMany: notUsed,
-    duplicateCandidates: notUsed,
-    markDuplicates: notUsed,
-    linkIssues: notUsed,
-    lockLinkedIssues: notUsed
-  })
-  return { written, tagged, layer: Layer.succeed(TicketsRepo, repo) }
+  const layer = Layer.mergeAll(
+    makeTestLayer(TicketsRepo)({
+      insertTicket: (row, jobs) => Effect.sync(() => (written.push({ row, jobs }), written.length)),
+      tagTicket: (_projectId, _ticketId, tags) => Effect.sync(() => void tagged.push(tags)),
+      findPublic: () => Effect.succeedNone,
+      withTransaction: (effect) => effect
+    }),
+    // what Tickets reaches only to reply or assign: a test that gets there fails, naming the member
+    makeTestLayer(MessagesRepo)({}),
+    makeTestLayer(ContactsRepo)({}),
+    makeTestLayer(AgentsRepo)({})
+  )
+  return { written, tagged, layer }
 }
 
 const ticketsWith = (repo: ReturnType<typeof recordingRepo>, settings: Record<string, string> = {}) =>
@@ -51,7 +47,7 @@ describe("Tickets with a mock repository", () => {
     const repo = recordingRepo()
     return Effect.gen(function*() {
       const tickets = yield* Tickets
-      const created = yield* tickets.create("project-1", {
+      const created = yield* tickets.create(projectId, {
         subject: "Broken",
         body: "Help",
         tags: ["VIP", "vip", "beta"]
@@ -68,7 +64,7 @@ describe("Tickets with a mock repository", () => {
     const repo = recordingRepo()
     return Effect.gen(function*() {
       const tickets = yield* Tickets
-      yield* tickets.create("project-1", { subject: "Crash", body: "Stack trace", priority: "p1_critical" })
+      yield* tickets.create(projectId, { subject: "Crash", body: "Stack trace", priority: "p1_critical" })
       expect(repo.written[0]!.jobs.map((job) => job.kind)).toContain("error_link")
       expect(repo.written[0]!.row.priorityGiven).toBe(true)
     }).pipe(Effect.provide(ticketsWith(repo, { ERROR_TRACKER: "sentry" })))
@@ -78,7 +74,7 @@ describe("Tickets with a mock repository", () => {
     const repo = recordingRepo()
     return Effect.gen(function*() {
       const tickets = yield* Tickets
-      const error = yield* Effect.flip(tickets.get("project-1", crypto.randomUUID(), undefined))
+      const error = yield* Effect.flip(tickets.get(projectId, TicketId.make(crypto.randomUUID()), undefined))
       expect(error).toBeInstanceOf(NotFound)
     }).pipe(Effect.provide(ticketsWith(repo)))
   })

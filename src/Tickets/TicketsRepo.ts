@@ -2,8 +2,7 @@ import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
-import { candidatesPerTicket, type DuplicateCandidate, type DuplicateMatch } from "./Duplicates.ts"
-import type { AgentRef } from "../Domain/Events.ts"
+import type { Cursor } from "../Domain/Cursor.ts"
 import {
   Category,
   IntFromRow,
@@ -14,12 +13,19 @@ import {
   TimestampFromRow,
   TimestampText
 } from "../Domain/Fields.ts"
-import type { Cursor } from "../Domain/Cursor.ts"
+import {
+  type AgentId,
+  AgentIdFromRow,
+  ContactIdFromRow,
+  MessageIdFromRow,
+  type ProjectId,
+  type TicketId,
+  TicketIdFromRow
+} from "../Domain/Ids.ts"
 import type { NewJob } from "../Domain/Jobs.ts"
 import {
   type AdminTicket,
   AuthorType,
-  type LinkedIssue,
   EmailStatus,
   type Ticket,
   type TicketListItem,
@@ -34,8 +40,8 @@ interface NewTicket {
 }
 
 export interface NewTicketRow {
-  readonly id: string
-  readonly projectId: string
+  readonly id: TicketId
+  readonly projectId: ProjectId
   readonly subject: string
   readonly body: string
   readonly priority: Priority
@@ -47,16 +53,16 @@ export interface NewTicketRow {
   readonly createdAt: string
 }
 
-const AgentRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.String })
+const AgentRow = Schema.Struct({ id: AgentIdFromRow, email: Schema.String, name: Schema.String })
 
 /** A ticket as a transaction holds it locked: what changes and events are decided from. */
 const LockedRow = Schema.Struct({
-  id: Schema.String,
+  id: TicketIdFromRow,
   status: Status,
   priority: Priority,
   category: Schema.NullOr(Category),
   sender_email: Schema.NullOr(Schema.String),
-  contact_id: Schema.NullOr(Schema.String),
+  contact_id: Schema.NullOr(ContactIdFromRow),
   source: Source,
   body: Schema.String,
   tags: Schema.NullOr(Schema.Array(Schema.String)),
@@ -65,7 +71,7 @@ const LockedRow = Schema.Struct({
 export type LockedTicket = typeof LockedRow.Type
 
 const MessageRow = Schema.Struct({
-  id: Schema.String,
+  id: MessageIdFromRow,
   author_type: AuthorType,
   body: Schema.String,
   created_at: TimestampText,
@@ -73,7 +79,7 @@ const MessageRow = Schema.Struct({
 })
 
 const PublicRow = Schema.Struct({
-  id: Schema.String,
+  id: TicketIdFromRow,
   ticket_number: IntFromRow,
   subject: Schema.String,
   status: Status,
@@ -85,14 +91,14 @@ const PublicRow = Schema.Struct({
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
 
-const ContactRow = Schema.Struct({ id: Schema.String, email: Schema.String, name: Schema.NullOr(Schema.String) })
+const ContactRow = Schema.Struct({ id: ContactIdFromRow, email: Schema.String, name: Schema.NullOr(Schema.String) })
 
 const NotificationRow = Schema.Struct({
   notification_id: Schema.String,
   agent: Schema.NullOr(AgentRow),
   contact: Schema.NullOr(ContactRow),
   reason: Schema.String,
-  message_id: Schema.NullOr(Schema.String),
+  message_id: Schema.NullOr(MessageIdFromRow),
   email_status: EmailStatus,
   created_at: TimestampFromRow
 })
@@ -112,26 +118,12 @@ const AdminRow = Schema.Struct({
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
   metadata: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
-  duplicate_of: Schema.NullOr(Schema.String),
+  duplicate_of: Schema.NullOr(TicketIdFromRow),
   linked_issues: Schema.Array(Schema.Unknown),
   assignee: Schema.NullOr(AgentRow),
   tags: Schema.NullOr(Schema.Array(Schema.String)),
   notifications: Schema.NullOr(Schema.Array(NotificationRow))
 })
-
-/** What triage and the error tracker read: the ticket as submitted. */
-const SubmittedRow = Schema.Struct({
-  id: Schema.String,
-  project_id: Schema.String,
-  subject: Schema.String,
-  body: Schema.String,
-  sender_email: Schema.NullOr(Schema.String),
-  source: Schema.String,
-  metadata: Schema.Unknown,
-  tags: Schema.NullOr(Schema.Array(Schema.String)),
-  linked_issues: Schema.Array(Schema.Unknown)
-})
-export type SubmittedTicket = typeof SubmittedRow.Type
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
 const ListRow = Schema.Struct({
@@ -143,9 +135,15 @@ const ListRow = Schema.Struct({
   updated_key: Schema.String
 })
 
+/** The public read of a ticket, and whose it is: a contact that does not own it must not see it. */
+export interface PublicRead {
+  readonly ticket: Ticket
+  readonly senderEmail: string | null
+}
+
 /** A ticket of a list, and where the list's cursor would stand after it. */
 export interface ListedTicket {
-  readonly ticket: TicketListItem
+  readonly ticket: TicketListItem & { readonly ticket_id: TicketId }
   /** updated_at to the microsecond, as stored */
   readonly updatedKey: string
 }
@@ -172,21 +170,44 @@ export interface TicketPage {
   readonly rows: number
 }
 
-const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
-const NumberedRow = Schema.Struct({ id: Schema.String, ticket_number: IntFromRow })
-const Id = Schema.Struct({ id: Schema.String })
+/** A change of a ticket's fields; those left undefined keep their value, and a person's value is marked as theirs. */
+export interface TicketChange {
+  readonly status?: Status | undefined
+  readonly priority?: Priority | undefined
+  readonly category?: Category | undefined
+  /** null unassigns */
+  readonly assigneeId?: AgentId | null | undefined
+  readonly updatedAt: string
+}
 
-const CandidateRow = Schema.Struct({
-  id: Schema.String,
-  project_id: Schema.String,
-  ticket_number: IntFromRow,
-  subject: Schema.String,
-  body: Schema.String,
-  sender_email: Schema.NullOr(Schema.String),
-  created_micros: Schema.Number,
-  checked: Schema.Boolean,
-  candidate: Schema.Boolean
-})
+/** The tickets themselves: their rows, tags, reads and lists, and the transaction their changes share. */
+export interface TicketsRepoShape {
+  /** Writes the ticket, its sender as a contact and its outbox jobs in one statement; answers its number. */
+  readonly insertTicket: (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) => Effect.Effect<number>
+  readonly tagTicket: (projectId: ProjectId, ticketId: TicketId, tags: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly findPublic: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<PublicRead>>
+  readonly findAdmin: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<AdminTicket>>
+  readonly listTickets: (
+    projectId: ProjectId,
+    filter: TicketFilter,
+    page: TicketPage
+  ) => Effect.Effect<ReadonlyArray<ListedTicket>>
+  readonly findIdByNumber: (projectId: ProjectId, ticketNumber: number) => Effect.Effect<Option.Option<TicketId>>
+  /** The ticket, locked until the transaction ends. */
+  readonly lockTicket: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<LockedTicket>>
+  readonly updateTicket: (ticketId: TicketId, change: TicketChange) => Effect.Effect<void>
+  /** Writes the outbox rows of the jobs, stamped with the current trace. */
+  readonly enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.Effect<void>
+  /**
+   * Runs `effect` in one transaction. The other repositories of the tickets (messages, contacts,
+   * follow-ups) share this SqlClient, so their statements run inside it join it.
+   */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
+const NumberedRow = Schema.Struct({ id: TicketIdFromRow, ticket_number: IntFromRow })
+const Id = Schema.Struct({ id: TicketIdFromRow })
 
 /** The fields every read of a ticket shows. */
 const ticketFields = (row: Omit<typeof PublicRow.Type, "messages">) => ({
@@ -203,39 +224,9 @@ const ticketFields = (row: Omit<typeof PublicRow.Type, "messages">) => ({
 const triageValue = <A>(value: A | null, confidence: number | null, source: "ai" | "human" | null) =>
   value === null || source === null ? null : { value, confidence, source }
 
-/** The result of triage as the ticket stores it. */
-export interface TriageWrite {
-  readonly category: { readonly value: Category; readonly confidence: number }
-  readonly priority: { readonly value: Priority; readonly confidence: number }
-  readonly sentiment: { readonly value: Sentiment; readonly confidence: number; readonly score: number }
-  readonly model: string
-}
-
-export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Repo", {
-  make: Effect.gen(function*() {
+export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>()("app/Tickets/TicketsRepo") {
+  static readonly make = Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    /** The contact with this address, created on first sight; a given name refreshes the stored one. */
-    const upsertContact = (projectId: string, email: string, name: string | null) =>
-      Effect.gen(function*() {
-        const found = yield* sql`
-          WITH upserted AS (
-            INSERT INTO contacts (project_id, email, name) VALUES (${projectId}, ${email}, ${name})
-            ON CONFLICT (project_id, email) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
-              WHERE EXCLUDED.name IS NOT NULL AND contacts.name IS DISTINCT FROM EXCLUDED.name
-            RETURNING id
-          )
-          SELECT id FROM upserted
-          UNION ALL
-          SELECT id FROM contacts WHERE project_id = ${projectId} AND email = ${email}
-          LIMIT 1`.pipe(Rows.first(Id))
-        if (Option.isSome(found)) return found.value.id
-        // a concurrent insert committed after this statement's snapshot: now it is visible
-        const again = yield* sql`SELECT id FROM contacts WHERE project_id = ${projectId} AND email = ${email}`.pipe(
-          Rows.single(Id)
-        )
-        return again.id
-      })
 
     /**
      * One statement, so one round trip: records the sender as a contact, takes the next ticket
@@ -350,7 +341,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
           (transaction) => Option.isSome(transaction) ? insertOne({ row, jobs }) : insertGrouped({ row, jobs })
         ))
 
-    const tagTicket = (projectId: string, ticketId: string, tags: ReadonlyArray<string>) =>
+    const tagTicket = (projectId: ProjectId, ticketId: TicketId, tags: ReadonlyArray<string>) =>
       sql`
         WITH wanted AS (
           SELECT value AS name FROM jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb) AS value
@@ -380,13 +371,13 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
     const ticketTimes = sql`${createdAt} AS created_at, ${updatedAt} AS updated_at`
 
     // every ticket read of the published API runs this one
-    const publicTicket = Rows.compiledOnce(sql, (projectId: string, ticketId: string) =>
+    const publicTicket = Rows.compiledOnce(sql, (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
           ${ticketTimes}, t.sender_email, ${publicConversation} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`)
 
-    const findPublic = (projectId: string, ticketId: string) =>
+    const findPublic = (projectId: ProjectId, ticketId: TicketId) =>
       publicTicket(projectId, ticketId).pipe(
         Rows.first(PublicRow),
         Effect.map(Option.map((row) => ({
@@ -398,7 +389,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         })))
       )
 
-    const findAdmin = (projectId: string, ticketId: string) =>
+    const findAdmin = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
           ${ticketTimes}, t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
@@ -453,7 +444,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
      * is locked from taking a number to the commit), so the `created` order pages on them alone;
      * several tickets can share a created_at when their creates were written in one statement.
      */
-    const listTickets = (projectId: string, filter: TicketFilter, page: TicketPage) => {
+    const listTickets = (projectId: ProjectId, filter: TicketFilter, page: TicketPage) => {
       const after = page.after
       return sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
@@ -508,14 +499,14 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       )
     }
 
-    const findIdByNumber = (projectId: string, ticketNumber: number) =>
+    const findIdByNumber = (projectId: ProjectId, ticketNumber: number) =>
       sql`SELECT id FROM tickets WHERE project_id = ${projectId} AND ticket_number = ${ticketNumber}`.pipe(
         Rows.first(Id),
         Effect.map(Option.map((row) => row.id))
       )
 
     /** Locks the ticket for the rest of the transaction, so concurrent changes apply in turn. */
-    const lockTicket = (projectId: string, ticketId: string) =>
+    const lockTicket = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
@@ -524,29 +515,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
         FOR UPDATE OF t`.pipe(Rows.first(LockedRow))
 
-    const insertMessage = (message: {
-      readonly projectId: string
-      readonly ticketId: string
-      readonly authorType: "contact" | "agent" | "system"
-      readonly contactId: string | null
-      readonly agentId: string | null
-      readonly body: string
-      readonly internal: boolean
-      readonly createdAt: string
-    }) =>
-      sql`
-        INSERT INTO messages (project_id, ticket_id, author_type, contact_id, agent_id, body, internal, created_at)
-        VALUES (${message.projectId}, ${message.ticketId}, ${message.authorType}, ${message.contactId},
-          ${message.agentId}, ${message.body}, ${message.internal}, ${message.createdAt})
-        RETURNING id`.pipe(Rows.single(Id), Effect.map((row) => row.id))
-
-    const updateTicket = (ticketId: string, change: {
-      readonly status?: Status | undefined
-      readonly priority?: Priority | undefined
-      readonly category?: Category | undefined
-      readonly assigneeId?: string | null | undefined
-      readonly updatedAt: string
-    }) =>
+    const updateTicket = (ticketId: TicketId, change: TicketChange) =>
       sql`UPDATE tickets SET
             status = coalesce(${change.status ?? null}, status),
             priority = coalesce(${change.priority ?? null}, priority),
@@ -560,170 +529,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
             updated_at = ${change.updatedAt}
           WHERE id = ${ticketId}`.pipe(Rows.run)
 
-    const findAgent = (projectId: string, email: string) =>
-      sql`SELECT id, email, name FROM agents WHERE project_id = ${projectId} AND email = ${email}`.pipe(
-        Rows.first(AgentRow),
-        Effect.map((found): Option.Option<AgentRef> => found)
-      )
-
-    /** The tickets as submitted, for the follow-up jobs; a ticket that is gone is left out. */
-    const findSubmittedMany = (ticketIds: ReadonlyArray<string>) =>
-      sql`
-        SELECT t.id, t.project_id, t.subject, t.body, t.sender_email, t.source, t.metadata, t.linked_issues,
-          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
-        FROM tickets t WHERE t.id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)))`
-        .pipe(Rows.all(SubmittedRow))
-
-    const findSubmitted = (ticketId: string) =>
-      Effect.map(findSubmittedMany([ticketId]), (rows) => Option.fromUndefinedOr(rows[0]))
-
-    /**
-     * One statement for a batch of triaged tickets: the results, and then the ticket_created rules
-     * (if the project has any), now that there is a category to test. A value a person set (the
-     * submitter's priority, an agent's change) is theirs to keep. The rules' job id derives from
-     * the triage job's, so a second run of that job queues nothing more.
-     */
-    const applyTriage = (results: ReadonlyArray<{
-      readonly ticketId: string
-      readonly result: TriageWrite
-      readonly automation: { readonly jobId: string; readonly payload: string | null; readonly runAt: string }
-    }>) =>
-      results.length === 0 ? Effect.void : sql`
-        WITH results AS (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(results.map(({ automation, result, ticketId }) => ({
-        ticket_id: ticketId,
-        category: result.category.value,
-        category_confidence: result.category.confidence,
-        priority: result.priority.value,
-        priority_confidence: result.priority.confidence,
-        sentiment: result.sentiment.value,
-        sentiment_score: result.sentiment.score,
-        sentiment_confidence: result.sentiment.confidence,
-        model: result.model,
-        job_id: automation.jobId,
-        payload: automation.payload,
-        run_at: automation.runAt
-      })))}::jsonb) AS r(ticket_id uuid, category text, category_confidence float8, priority text,
-            priority_confidence float8, sentiment text, sentiment_score float8, sentiment_confidence float8,
-            model text, job_id text, payload text, run_at timestamptz)
-        ), triaged AS (
-          UPDATE tickets t SET
-            category = CASE WHEN t.category_source = 'human' THEN t.category ELSE r.category END,
-            category_confidence = CASE WHEN t.category_source = 'human' THEN t.category_confidence
-                                  ELSE r.category_confidence END,
-            category_source = CASE WHEN t.category_source = 'human' THEN 'human' ELSE 'ai' END,
-            priority = CASE WHEN t.priority_source = 'human' THEN t.priority ELSE r.priority END,
-            priority_confidence = CASE WHEN t.priority_source = 'human' THEN t.priority_confidence
-                                  ELSE r.priority_confidence END,
-            priority_source = CASE WHEN t.priority_source = 'human' THEN 'human' ELSE 'ai' END,
-            sentiment = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment ELSE r.sentiment END,
-            sentiment_score = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment_score ELSE r.sentiment_score END,
-            sentiment_confidence = CASE WHEN t.sentiment_source = 'human' THEN t.sentiment_confidence
-                                   ELSE r.sentiment_confidence END,
-            sentiment_source = CASE WHEN t.sentiment_source = 'human' THEN 'human' ELSE 'ai' END,
-            triage_status = 'done',
-            triage_model = r.model
-          FROM results r
-          WHERE t.id = ANY(ARRAY(SELECT ticket_id FROM results)) AND t.id = r.ticket_id
-          RETURNING t.id, t.project_id, r.job_id, r.payload, r.run_at
-        )
-        INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
-        SELECT md5(triaged.job_id || ':automation')::uuid, 'automation', triaged.project_id, triaged.id,
-          triaged.payload::jsonb, triaged.run_at
-        FROM triaged
-        WHERE triaged.payload IS NOT NULL
-          AND EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = triaged.project_id AND r.event = 'ticket_created')
-        ON CONFLICT (id) DO NOTHING`.pipe(Rows.run)
-
-    /**
-     * A batch's tickets and every ticket one of them may repeat (Tickets/Duplicates scores them):
-     * for each, the project's 100 newest open tickets not marked themselves that came before it,
-     * within 30 days, newest first. One snapshot, so the tickets of a batch see each other as they
-     * were when it began, as checks running side by side always did.
-     */
-    const duplicateCandidates = (ticketIds: ReadonlyArray<string>) =>
-      ticketIds.length === 0 ? Effect.succeed([]) : sql`
-        WITH t AS (
-          SELECT id, project_id, ticket_number, created_at FROM tickets
-          WHERE id = ANY(ARRAY(SELECT value::uuid FROM jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)))
-        ), candidates AS (
-          SELECT c.id FROM t CROSS JOIN LATERAL (
-            SELECT c.id FROM tickets c
-            WHERE c.project_id = t.project_id AND c.ticket_number < t.ticket_number
-              AND c.status NOT IN ('resolved', 'closed') AND c.duplicate_of IS NULL
-              AND c.created_at <= t.created_at AND c.created_at > t.created_at - interval '30 days'
-            ORDER BY c.created_at DESC, c.ticket_number DESC
-            LIMIT ${candidatesPerTicket}
-          ) c
-        )
-        SELECT x.id, x.project_id, x.ticket_number, x.subject, left(x.body, 300) AS body, x.sender_email,
-          (extract(epoch FROM x.created_at) * 1000000)::float8 AS created_micros,
-          x.id IN (SELECT id FROM t) AS checked, x.id IN (SELECT id FROM candidates) AS candidate
-        FROM tickets x
-        WHERE x.id = ANY(ARRAY(SELECT id FROM t UNION SELECT id FROM candidates))
-        ORDER BY x.created_at DESC, x.ticket_number DESC`.pipe(
-        Rows.all(CandidateRow),
-        Effect.map((rows) =>
-          rows.map((row): DuplicateCandidate => ({
-            id: row.id,
-            projectId: row.project_id,
-            ticketNumber: row.ticket_number,
-            subject: row.subject,
-            body: row.body,
-            senderEmail: row.sender_email,
-            createdMicros: row.created_micros,
-            checked: row.checked,
-            candidate: row.candidate
-          }))
-        )
-      )
-
-    /**
-     * Marks each ticket as a duplicate of its match, with an internal note, in one statement; a
-     * ticket marked already (a second run of its check) gets no second mark and no second note.
-     */
-    const markDuplicates = (matches: ReadonlyArray<DuplicateMatch>, now: string) =>
-      matches.length === 0 ? Effect.void : sql`
-        WITH best AS (
-          SELECT * FROM jsonb_to_recordset(${
-        JSON.stringify(matches.map((match) => ({
-          ticket_id: match.ticketId,
-          id: match.duplicateOf,
-          ticket_number: match.duplicateOfNumber,
-          score: match.score
-        })))
-      }::jsonb) AS b(ticket_id uuid, id uuid, ticket_number int, score float8)
-        ), marked AS (
-          UPDATE tickets SET duplicate_of = best.id FROM best
-          WHERE tickets.id = ANY(ARRAY(SELECT ticket_id FROM best)) AND tickets.id = best.ticket_id
-            AND tickets.duplicate_of IS NULL
-          RETURNING tickets.id, tickets.project_id
-        )
-        INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
-        SELECT marked.project_id, marked.id, 'system',
-          'Possible duplicate of ticket #' || best.ticket_number || ' (similarity ' || to_char(best.score, 'FM0.00') || ').',
-          true, ${now}
-        FROM marked JOIN best ON best.ticket_id = marked.id`.pipe(Rows.run)
-
-    /** Adds error-tracker issues to the ticket with an internal note, in one transaction. */
-    const linkIssues = (ticket: { readonly id: string; readonly project_id: string }, issues: ReadonlyArray<LinkedIssue>, note: string, now: string) =>
-      sql`
-        WITH linked AS (
-          UPDATE tickets SET linked_issues = linked_issues || ${JSON.stringify(issues)}::jsonb WHERE id = ${ticket.id}
-          RETURNING id
-        )
-        INSERT INTO messages (project_id, ticket_id, author_type, body, internal, created_at)
-        SELECT ${ticket.project_id}, linked.id, 'system', ${note}, true, ${now} FROM linked`.pipe(Rows.run)
-
-    /** The issues linked so far, with the ticket locked until the transaction ends. */
-    const lockLinkedIssues = (ticketId: string) =>
-      sql`SELECT linked_issues FROM tickets WHERE id = ${ticketId} FOR UPDATE`.pipe(
-        Rows.first(Schema.Struct({ linked_issues: Schema.Array(Schema.Unknown) })),
-        Effect.map(Option.match({ onNone: () => [], onSome: (row) => row.linked_issues }))
-      )
-
     return {
-      upsertContact,
       insertTicket,
       tagTicket,
       findPublic,
@@ -731,20 +537,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo>()("app/Tickets/Rep
       listTickets,
       findIdByNumber,
       lockTicket,
-      insertMessage,
       updateTicket,
-      findAgent,
-      findSubmitted,
-      findSubmittedMany,
-      applyTriage,
-      duplicateCandidates,
-      markDuplicates,
-      linkIssues,
-      lockLinkedIssues,
       enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.flatMap(traced(jobs), (withTraces) => enqueue(sql, withTraces)),
       withTransaction: Rows.transaction(sql)
     }
   })
-}) {
+
   static readonly layer = Layer.effect(this, this.make)
 }
