@@ -17,6 +17,7 @@ import { HealthHttpLive } from "./Health/Http.ts"
 import { Readiness } from "./Health/Readiness.ts"
 import { serving } from "./Http/Server.ts"
 import { IdempotentLive } from "./Idempotency/Http.ts"
+import { IdempotencyRepo } from "./Idempotency/Repo.ts"
 import { EdgeServicesLive, pipelineLayer } from "./Jobs/Pipeline.ts"
 import type { Notifier } from "./Notifier/Notifier.ts"
 import { ObservabilityHttpLive } from "./Observability/Http.ts"
@@ -67,7 +68,7 @@ export const liveServices = {
   observability: withDatabase(Observability.layer),
   rateLimit: RateLimitLive,
   readiness: withDatabase(Readiness.layer).pipe(Layer.provide(RateLimitLive)),
-  idempotent: withDatabase(IdempotentLive)
+  idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer)))
 }
 
 type LiveServices = typeof liveServices

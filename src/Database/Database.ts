@@ -48,8 +48,10 @@ const serverInfo = Layer.effect(
   DatabaseInfo,
   Effect.gen(function*() {
     const client = yield* PgClient.PgClient
+    // read once at start, outside any request: no trace of its own
     const { autovacuum } = yield* client`SELECT current_setting('autovacuum') AS autovacuum`.pipe(
-      Rows.single(AutovacuumSetting)
+      Rows.single(AutovacuumSetting),
+      Effect.withTracerEnabled(false)
     )
     const listen = (channel: string): Stream.Stream<ListenEvent> =>
       Stream.unwrap(Effect.map(client.listen(channel), (queue) =>

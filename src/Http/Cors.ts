@@ -15,15 +15,8 @@ export const corsOf = (path: string): Cors =>
     ? "origin"
     : "none"
 
-const exposedHeaders =
+export const exposedHeaders =
   "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, Api-Key-Scope"
-
-/** The headers an answer gets for its path's CORS. */
-export const corsHeaders: Record<Cors, Readonly<Record<string, string>>> = {
-  none: {},
-  origin: { "access-control-allow-origin": "*" },
-  api: { "access-control-allow-origin": "*", "access-control-expose-headers": exposedHeaders }
-}
 
 /** Whether the request is a browser's preflight for a path that answers browsers. */
 export const isPreflight = (method: string, cors: Cors) => method === "OPTIONS" && cors !== "none"

@@ -4,7 +4,7 @@ import type { unhandled } from "effect/Types"
 import { AppConfig } from "../Config.ts"
 import { RequestSampleRatio } from "../Observability/TraceContext.ts"
 import { checkingBody } from "./BodyLimits.ts"
-import { type Cors, corsHeaders, corsOf, isPreflight, preflight } from "./Cors.ts"
+import { type Cors, corsOf, exposedHeaders, isPreflight, preflight } from "./Cors.ts"
 import { failureResponse } from "./Failures.ts"
 import { recorded } from "./RequestLog.ts"
 import { requestIdOf } from "./RequestId.ts"
@@ -18,14 +18,15 @@ const jsonWithCharset = "application/json; charset=utf-8"
  * What every answer gets on its way out: its request id, its path's CORS headers, and the JSON
  * type with its charset, set as a header, which wins over the body's own.
  */
-const finalHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string, cors: Cors) =>
-  HttpServerResponse.setHeaders(response, {
-    ...corsHeaders[cors],
-    "x-request-id": requestId,
-    ...(response.body._tag === "Uint8Array" && response.body.contentType === "application/json"
-      ? { "content-type": jsonWithCharset }
-      : {})
-  })
+const finalHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string, cors: Cors) => {
+  const headers: Record<string, string> = { "x-request-id": requestId }
+  if (cors !== "none") headers["access-control-allow-origin"] = "*"
+  if (cors === "api") headers["access-control-expose-headers"] = exposedHeaders
+  if (response.body._tag === "Uint8Array" && response.body.contentType === "application/json") {
+    headers["content-type"] = jsonWithCharset
+  }
+  return HttpServerResponse.setHeaders(response, headers)
+}
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

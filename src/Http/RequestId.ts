@@ -1,4 +1,5 @@
 import type { HttpServerRequest } from "effect/http"
+import { randomUUID } from "node:crypto"
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -8,5 +9,6 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/
  */
 export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): string => {
   const incoming = request.headers["x-request-id"]
-  return incoming !== undefined && saneRequestId.test(incoming) ? incoming : crypto.randomUUID()
+  // node:crypto's, which draws from a pool of random bytes, not WebCrypto's, which asks for them each time
+  return incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
 }

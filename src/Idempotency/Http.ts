@@ -88,4 +88,4 @@ export const IdempotentLive = Layer.effect(
         }))
       })
   })
-).pipe(Layer.provide(IdempotencyRepo.layer))
+)

@@ -1,0 +1,84 @@
+/**
+ * The webhooks group with its service (Webhooks) swapped for a mock: the real handlers and the
+ * real admin-token middleware, served in memory through the contract's own typed client. What is
+ * left is what the operator API makes of a request and of the service's answer: a contributor
+ * changing the webhook endpoints starts here, with no receiver and no database.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { HttpApiTest } from "effect/http-api"
+import { AdminToken } from "../../src/Admin/AdminToken.ts"
+import { Api } from "../../src/Api.ts"
+import { AdminAuth } from "../../src/Auth/Api.ts"
+import { AdminAuthLive } from "../../src/Auth/Http.ts"
+import { Unauthorized } from "../../src/Domain/Errors.ts"
+import { type ProjectId, WebhookId } from "../../src/Domain/Ids.ts"
+import type { CreateWebhookInput } from "../../src/Domain/Webhook.ts"
+import { WebhooksHttpLive } from "../../src/Webhooks/Http.ts"
+import { Webhooks } from "../../src/Webhooks/Webhooks.ts"
+import { platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
+import { makeTestLayer } from "../support/TestLayer.ts"
+
+const pid = "5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11"
+const webhookId = WebhookId.make("7c9e2f4a-1b3d-4e5f-9a8b-6c7d8e9f0a1b")
+
+/** A Webhooks that registers what it is given and lists it back; nothing else of it is used. */
+const webhooks = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }>) =>
+  makeTestLayer(Webhooks)({
+    register: (projectId, input) =>
+      Effect.sync(() => {
+        asked.push({ projectId, input })
+        return { webhook_id: webhookId, url: input.url, events: input.events ?? ["ticket_created"], secret: "whsec_mock" }
+      }),
+    list: () =>
+      Effect.succeed({
+        webhooks: [{ webhook_id: webhookId, url: "https://hooks.example.com/support", events: ["ticket_created"], created_at: "2026-11-28T10:00:00.000Z" }]
+      })
+  })
+
+const served = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }>) =>
+  WebhooksHttpLive.pipe(
+    Layer.provide(webhooks(asked)),
+    Layer.provideMerge(Layer.mergeAll(
+      AdminAuthLive.pipe(Layer.provide(makeTestLayer(AdminToken)({ token: Option.some("adm_right") }))),
+      standInMiddleware.projectAuth,
+      standInMiddleware.idempotent,
+      platform
+    ))
+  )
+
+const asAdmin = (token: string) => Layer.merge(sending(AdminAuth, token), standInClient.projectAuth)
+
+describe("the webhooks group, its service swapped for a mock", () => {
+  it.effect("registers a webhook with what the operator sent, decoded, and answers 201 with the service's webhook", () => {
+    const asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }> = []
+    return Effect.gen(function*() {
+      const api = yield* HttpApiTest.groups(Api, ["webhooks"])
+      const created = yield* api.webhooks.register({
+        params: { pid },
+        payload: { url: "https://hooks.example.com/support", events: ["ticket_created", "ticket_replied"] }
+      })
+      expect(created).toEqual({
+        webhook_id: webhookId,
+        url: "https://hooks.example.com/support",
+        events: ["ticket_created", "ticket_replied"],
+        secret: "whsec_mock"
+      })
+      expect(asked).toEqual([{
+        projectId: pid,
+        input: { url: "https://hooks.example.com/support", events: ["ticket_created", "ticket_replied"] }
+      }])
+      expect((yield* api.webhooks.list({ params: { pid } })).webhooks.map((webhook) => webhook.webhook_id)).toEqual([webhookId])
+    }).pipe(Effect.provide([served(asked), asAdmin("adm_right")]))
+  })
+
+  it.effect("refuses a wrong admin token with 401 before the service is asked anything", () => {
+    const asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }> = []
+    return Effect.gen(function*() {
+      const api = yield* HttpApiTest.groups(Api, ["webhooks"])
+      const refused = yield* Effect.flip(api.webhooks.register({ params: { pid }, payload: { url: "https://hooks.example.com/x" } }))
+      expect(refused).toBeInstanceOf(Unauthorized)
+      expect(asked).toEqual([])
+    }).pipe(Effect.provide([served(asked), asAdmin("adm_wrong")]))
+  })
+})
