@@ -40,9 +40,8 @@ export const run = <E, R>(query: Effect.Effect<unknown, E, R>): Effect.Effect<vo
  * rest), and each call puts its arguments where the markers landed. A statement written from
  * fragments joins its text piece by piece on every run, keeps that text while its query waits on
  * a busy connection, and the driver hashes it again to find its prepared statement: for the ticket
- * read, 1-2 KB of garbage a read, and 12-14 % of what each young collection copied under reads
- * (README, "Performance, as measured here"). For the hot reads only: the statement runs as the
- * same text and parameters either way.
+ * read, 1-2 KB of garbage a read, and 12-14 % of what each young collection copied under reads.
+ * For the hot reads only: the statement runs as the same text and parameters either way.
  */
 export const compiledOnce = <Args extends ReadonlyArray<string>>(
   sql: SqlClient.SqlClient,

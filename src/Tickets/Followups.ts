@@ -31,7 +31,7 @@ const classifyConcurrency = 8
  * ticket went too far the other way: each ticket then waited for a whole turn of request work, and
  * the pipeline fell behind at 80 % of a burst's rate (`npm run bench`, twice, where it had kept
  * up). A slice of a few milliseconds keeps the waits short and gave the pipeline back most of its
- * pace (README, "Performance, as measured here").
+ * pace.
  */
 const sliceMillis = 4
 

@@ -111,7 +111,7 @@ export const train = <L extends string>(
   const logPrior = Array.from(docCounts, (n) => Math.log(n / examples.length))
   // every feature's row in one block, found by its offset: a typed array for each would be two
   // more objects per feature (18k features in the shipped models) for every full collection of
-  // the service's heap to mark (README, "Performance, as measured here")
+  // the service's heap to mark
   const rowAt = new Map<string, number>()
   const logLikelihood = new Float64Array(vocabulary * width)
   for (const [feature, row] of counts) {
