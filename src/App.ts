@@ -1,7 +1,6 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Layer } from "effect"
-import type { AppConfig } from "./Config.ts"
-import { HttpServer } from "effect/http"
+import type { HttpServer } from "effect/http"
 import { AdminToken } from "./Admin/AdminToken.ts"
 import { Agents } from "./Admin/Agents.ts"
 import { AdminHttpLive } from "./Admin/Http.ts"
@@ -10,6 +9,7 @@ import { Articles } from "./Articles/Articles.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { AutomationHttpLive } from "./Automation/Http.ts"
 import { Automation } from "./Automation/Automation.ts"
+import type { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
 import type { ErrorTracker } from "./ErrorTracker/ErrorTracker.ts"
@@ -141,7 +141,9 @@ export const StartupDefault = StartupLive.pipe(
 const after = <A, E, R, A2, E2, R2>(shared: Layer.Layer<A, E, R>, layer: Layer.Layer<A2, E2, R2>) =>
   Layer.flatMap(shared, () => layer)
 
-const servicesOf = (services: ServiceLayers) => Layer.mergeAll(...Object.values(services) as [Layer.Layer<unknown, unknown, AppConfig>])
+/** All of `services` at once, to build them before the routes (`after`). */
+const servicesOf = (services: ServiceLayers) =>
+  Layer.mergeAll(...Object.values(services) as [Layer.Layer<unknown, unknown, AppConfig>])
 
 /**
  * The service on `server`: the API with its envelope, ready once `startup` has run, answering
