@@ -156,7 +156,7 @@ export const httpLayer = <E, R, E2, R2>(
 ) =>
   after(
     Layer.merge(servicesOf(services), DatabaseLive),
-    serving({ server, startup, handlers: handlersOf(services), readiness: services.readiness })
+    serving({ server, startup, handlers: handlersOf(services), readiness: services.readiness, outage: DatabaseLive })
   )
 
 /**

@@ -118,6 +118,7 @@ export const settings = Config.all({
   jobPollInterval: duration("JOB_POLL_INTERVAL", "5s"),
   jobShutdownGrace: duration("JOB_SHUTDOWN_GRACE", "10s"),
   shutdownDrain: duration("SHUTDOWN_DRAIN", "0s"),
+  requestTimeout: duration("REQUEST_TIMEOUT", "60s"),
   trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   logLevel: parsed(
     "LOG_LEVEL",
@@ -177,6 +178,8 @@ export interface Settings {
   readonly jobShutdownGrace: Duration.Duration
   /** how long the instance answers as not ready before it stops accepting, for balancers to notice */
   readonly shutdownDrain: Duration.Duration
+  /** how long a request has to arrive whole, headers and body; past it, 408 */
+  readonly requestTimeout: Duration.Duration
   readonly trustProxy: boolean
   readonly logLevel: LogLevel
   /** one Info line per request; off, and below LOG_LEVEL, it costs a request nothing */

@@ -257,9 +257,12 @@ describe("the tree against ARCHITECTURE.md", () => {
   })
 
   it("spells each error code once, in Domain/Errors.ts, where it is derived from the error's tag", () => {
-    const codes = /"(VALIDATION_ERROR|UNAUTHORIZED|FORBIDDEN|NOT_FOUND|METHOD_NOT_ALLOWED|REQUEST_TIMEOUT|CONFLICT|PAYLOAD_TOO_LARGE|RATE_LIMITED|REQUEST_HEADERS_TOO_LARGE|INTERNAL_ERROR|SERVICE_UNAVAILABLE)"/
-    // the client imports nothing of the service's, so it keeps its own list
-    const spelled = sources.filter((file) => !file.startsWith("src/client/") && codes.test(sourceText.get(file)!))
+    const codes = /"(VALIDATION_ERROR|UNAUTHORIZED|FORBIDDEN|NOT_FOUND|METHOD_NOT_ALLOWED|REQUEST_TIMEOUT|CONFLICT|PAYLOAD_TOO_LARGE|UNSUPPORTED_MEDIA_TYPE|RATE_LIMITED|REQUEST_HEADERS_TOO_LARGE|INTERNAL_ERROR|SERVICE_UNAVAILABLE)"/
+    // the client imports nothing of the service's, so it keeps its own list; and REQUEST_TIMEOUT
+    // is also the name of a setting, which Config.ts reads
+    const spelled = sources.filter((file) =>
+      !file.startsWith("src/client/") && codes.test(sourceText.get(file)!.replace(/duration\("REQUEST_TIMEOUT"/g, ""))
+    )
     expect(spelled).toEqual([])
   })
 

@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, type Redacted, Schedule, Schema, Stream } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as Migrator from "./Migrator.ts"
+import { DatabaseOutage } from "./Outage.ts"
 import * as Pg from "./Pg.ts"
 import * as Pglite from "./Pglite.ts"
 import * as Rows from "./Rows.ts"
@@ -39,7 +40,8 @@ const embeddedInfo = Layer.effect(
   )
 )
 
-const embedded = (dataDir: string) => embeddedInfo.pipe(Layer.provideMerge(Pglite.layer(dataDir)))
+const embedded = (dataDir: string) =>
+  Layer.merge(embeddedInfo, DatabaseOutage.layer).pipe(Layer.provideMerge(Pglite.layer(dataDir)))
 
 const AutovacuumSetting = Schema.Struct({ autovacuum: Schema.String })
 
@@ -48,6 +50,7 @@ const serverInfo = Layer.effect(
   DatabaseInfo,
   Effect.gen(function*() {
     const client = yield* PgClient.PgClient
+    const outage = yield* DatabaseOutage
     // read once at start, outside any request: no trace of its own
     const { autovacuum } = yield* client`SELECT current_setting('autovacuum') AS autovacuum`.pipe(
       Rows.single(AutovacuumSetting),
@@ -61,7 +64,7 @@ const serverInfo = Layer.effect(
         ))).pipe(
         Stream.catchCause((cause) =>
           Stream.concat(
-            Stream.fromEffect(Effect.logWarning("LISTEN connection lost; reconnecting", cause)).pipe(Stream.drain),
+            Stream.fromEffect(outage.logUnlessAway("LISTEN connection lost; reconnecting", "Warn")(cause)).pipe(Stream.drain),
             Stream.succeed<ListenEvent>("lost")
           )
         ),
@@ -72,11 +75,12 @@ const serverInfo = Layer.effect(
 )
 
 const server = (url: Redacted.Redacted, maxConnections: number) =>
-  serverInfo.pipe(Layer.provideMerge(Pg.layer(url, maxConnections)))
+  serverInfo.pipe(Layer.provideMerge(DatabaseOutage.layer), Layer.provideMerge(Pg.layer(url, maxConnections)))
 
 /**
  * The one SqlClient of the service: PostgreSQL when DATABASE_URL is set, else embedded PGlite
- * under DATA_DIR. The schema is brought up to date before the layer is handed to anyone.
+ * under DATA_DIR, with the watch on its outages. The schema is brought up to date before the layer
+ * is handed to anyone.
  */
 export const layer = Layer.unwrap(AppConfig.useSync((config) =>
   Option.match(config.databaseUrl, {

@@ -1,6 +1,7 @@
 import { SqlClient } from "effect/sql"
 import { Clock, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { DatabaseInfo } from "./Database.ts"
+import { DatabaseOutage } from "./Outage.ts"
 import * as Rows from "./Rows.ts"
 
 /**
@@ -44,6 +45,7 @@ const Stale = Schema.Struct({ schema: Schema.String, table: Schema.String, vacuu
 export const layer = (every: Duration.Input = interval, restFactor = 9) => Layer.effectDiscard(Effect.gen(function*() {
   if (!(yield* runsHere)) return
   const sql = yield* SqlClient.SqlClient
+  const outage = yield* DatabaseOutage
 
   const stale = sql`
     SELECT schema, "table", vacuum FROM (
@@ -87,7 +89,7 @@ export const layer = (every: Duration.Input = interval, restFactor = 9) => Layer
   }).pipe(Effect.scoped)
 
   yield* round.pipe(
-    Effect.catchCause((cause) => Effect.logWarning("table upkeep (vacuum, statistics) failed", cause)),
+    Effect.catchCause(outage.logUnlessAway("table upkeep (vacuum, statistics) failed", "Warn")),
     Effect.repeat(Schedule.spaced(every)),
     Effect.withTracerEnabled(false),
     Effect.forkScoped

@@ -58,6 +58,9 @@ export const Conflict = apiError("Conflict", 409)
 export type Conflict = InstanceType<typeof Conflict>
 export const PayloadTooLarge = apiError("PayloadTooLarge", 413)
 export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>
+/** A body in a media type the API does not read: only `application/json`. */
+export const UnsupportedMediaType = apiError("UnsupportedMediaType", 415)
+export type UnsupportedMediaType = InstanceType<typeof UnsupportedMediaType>
 export const RateLimited = apiError("RateLimited", 429)
 export type RateLimited = InstanceType<typeof RateLimited>
 export const RequestHeadersTooLarge = apiError("RequestHeadersTooLarge", 431)
@@ -77,6 +80,7 @@ const apiErrors = [
   RequestTimeout,
   Conflict,
   PayloadTooLarge,
+  UnsupportedMediaType,
   RateLimited,
   RequestHeadersTooLarge,
   InternalError,

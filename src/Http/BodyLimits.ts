@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ValidationError } from "../Domain/Errors.ts"
+import { UnsupportedMediaType, ValidationError } from "../Domain/Errors.ts"
 import { errorResponse, maxBodyBytes, tooLarge } from "./Failures.ts"
 
 /**
@@ -15,7 +15,7 @@ const tooDeep = () =>
     new ValidationError({ message: `request body must not nest arrays or objects more than ${maxJsonDepth} levels deep` })
   )
 
-const wrongType = () => errorResponse(new ValidationError({ message: "Content-Type must be application/json" }))
+const wrongType = () => errorResponse(new UnsupportedMediaType({ message: "Content-Type must be application/json" }))
 
 const quote = 0x22
 const backslash = 0x5c
@@ -55,8 +55,15 @@ const nestsTooDeep = (bytes: Uint8Array) => {
 
 const hasBody = (method: string) => method === "POST" || method === "PATCH" || method === "PUT"
 
-const isJson = (contentType: string | undefined) =>
-  contentType === undefined || /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
+/** The media type of a Content-Type, without its parameters, as the contract's decoder reads it. */
+const mediaTypeOf = (contentType: string) => contentType.split(";", 1)[0]!.trim().toLowerCase()
+
+/**
+ * Only `application/json` (any parameters, any case): the decoder has no other, and answered any
+ * other JSON type (`application/vnd.api+json`) with a plain-text 415 of its own. No type at all is
+ * read as JSON.
+ */
+const isJson = (contentType: string | undefined) => contentType === undefined || mediaTypeOf(contentType) === "application/json"
 
 /**
  * The body of a request that carries one, checked before anything decodes it: at most 1 MiB

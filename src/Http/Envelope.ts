@@ -2,6 +2,7 @@ import { Context, Effect, LogLevel } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { AppConfig } from "../Config.ts"
+import { DatabaseOutage } from "../Database/Outage.ts"
 import { RequestSampleRatio } from "../Observability/TraceContext.ts"
 import { checkingBody } from "./BodyLimits.ts"
 import { type Cors, corsOf, exposedHeaders, isPreflight, preflight } from "./Cors.ts"
@@ -39,7 +40,12 @@ const pathOf = (url: string) => {
  * (`Failures`), the final headers, then the metrics and the log line (`RequestLog`), all under the
  * request's span when its trace is kept (`ServerSpan`).
  */
-const envelope = (record: ReturnType<typeof recorded>, sampleRatio: number | undefined) => (app: Answer): Answer =>
+const envelope = (
+  record: ReturnType<typeof recorded>,
+  sampleRatio: number | undefined,
+  outage: DatabaseOutage["Service"]
+) =>
+(app: Answer): Answer =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const arrival = {
@@ -58,7 +64,7 @@ const envelope = (record: ReturnType<typeof recorded>, sampleRatio: number | und
     // annotation on every request's context cost a tenth of the CPU of a /health answer
     const served = Effect.matchCauseEffect(checkingBody(request, app), {
       onSuccess: finish,
-      onFailure: (cause) => Effect.flatMap(failureResponse(cause, arrival), finish)
+      onFailure: (cause) => Effect.flatMap(failureResponse(cause, arrival, outage), finish)
     })
     return sampleRatio === undefined ? served : traced(sampleRatio, request, arrival.path, served)
   })
@@ -71,7 +77,12 @@ export const EnvelopeLive = HttpRouter.middleware(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const sampleRatio = yield* RequestSampleRatio
-    return envelope(recorded(config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info")), sampleRatio)
+    const outage = yield* DatabaseOutage
+    return envelope(
+      recorded(config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info")),
+      sampleRatio,
+      outage
+    )
   }),
   { global: true }
 )

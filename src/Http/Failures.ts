@@ -1,6 +1,7 @@
 import { Cause, Effect, SchemaIssue } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { type DatabaseOutage, retryAfterSeconds } from "../Database/Outage.ts"
 import {
   type ApiError,
   envelopeBody,
@@ -9,6 +10,7 @@ import {
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
+  ServiceUnavailable,
   ValidationError
 } from "../Domain/Errors.ts"
 import { allowedMethods } from "./Routes.ts"
@@ -74,14 +76,22 @@ const notRouted = (path: string, method: string) => {
   )
 }
 
+const databaseAway = errorResponse(
+  new ServiceUnavailable({
+    message: "the database is not answering; try again shortly",
+    retryAfterSeconds
+  })
+)
+
 /**
  * What a failure looks like on the wire, the one place where any failure from any layer becomes
- * the envelope: an expected one as its own, anything else as a 500 that is logged with the request
- * id the caller is told to quote.
+ * the envelope: an expected one as its own, the database being away as a 503 the outage counts,
+ * anything else as a 500 that is logged with the request id the caller is told to quote.
  */
 export const failureResponse = (
   cause: Cause.Cause<unknown>,
-  request: { readonly path: string; readonly method: string; readonly requestId: string }
+  request: { readonly path: string; readonly method: string; readonly requestId: string },
+  outage: DatabaseOutage["Service"]
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   // the client went away mid-request: nobody reads this answer, and nothing went wrong here
   if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
@@ -106,10 +116,17 @@ export const failureResponse = (
       )
     }
   }
-  return Effect.logError("unexpected failure", cause).pipe(
+  return Effect.flatMap(outage.absorbs(cause, "request"), (away) =>
+    away ? Effect.succeed(databaseAway) : unexpected(cause, request))
+}
+
+const unexpected = (
+  cause: Cause.Cause<unknown>,
+  request: { readonly path: string; readonly method: string; readonly requestId: string }
+) =>
+  Effect.logError("unexpected failure", cause).pipe(
     Effect.annotateLogs({ request_id: request.requestId, path: request.path, method: request.method }),
     Effect.as(errorResponse(
       new InternalError({ message: `something went wrong on our side; quote request id ${request.requestId}` })
     ))
   )
-}

@@ -1,3 +1,4 @@
+import { Duration } from "effect"
 import { Buffer } from "node:buffer"
 import {
   createServer as createNodeServer,
@@ -107,11 +108,19 @@ const answerClientError = (error: Error & { code?: string; rawPacket?: unknown }
   socket.once("close", () => clearTimeout(timer))
 }
 
-/**
- * Node's timers for a request's headers and for the whole request: their defaults (60 s and 300 s,
- * looked at every 30 s) unless a test needs them short.
- */
+/** Node's timers for a request's headers and for the whole request, and how often it looks at them. */
 export type RequestTimeouts = Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval">
+
+/**
+ * Node's timers from REQUEST_TIMEOUT: the headers and the body together must arrive within it, so
+ * a request that declares a body and never sends it gets its 408 then. Node looks every 30 s by
+ * default, which would let a request run up to that much over; once a second keeps it close.
+ */
+export const requestTimeouts = (whole: Duration.Duration): RequestTimeouts => {
+  const millis = Duration.toMillis(whole)
+  // 0 turns the timers off, as it does in Node
+  return { requestTimeout: millis, headersTimeout: millis, connectionsCheckingInterval: millis > 0 ? Math.min(1_000, millis) : 30_000 }
+}
 
 /**
  * Node's HTTP server for NodeHttpServer.layer, with the envelope for requests its parser refuses

@@ -3,22 +3,24 @@ import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest } from "
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
+import type { DatabaseOutage } from "../Database/Outage.ts"
 import { Readiness } from "../Health/Readiness.ts"
 import { EnvelopeLive } from "./Envelope.ts"
 import { maxBodyBytes } from "./Failures.ts"
 
 /**
- * Every route and the envelope around them. Nothing of the service answers with files, so the
- * builder gets the platform's plain services rather than the process's file system.
+ * Every route and the envelope around them, which answers for the database's outages. Nothing of
+ * the service answers with files, so the builder gets the platform's plain services rather than the
+ * process's file system.
  */
-const routes = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
+const routes = <A, E, R, E2, R2>(handlers: Layer.Layer<A, E, R>, outage: Layer.Layer<DatabaseOutage, E2, R2>) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
       Layer.provide(HttpServer.layerServices),
       Layer.provide(handlers)
     ),
     HttpApiSwagger.layer(Api, { path: "/docs" }),
-    EnvelopeLive
+    EnvelopeLive.pipe(Layer.provide(outage))
   )
 
 /**
@@ -26,11 +28,12 @@ const routes = <A, E, R>(handlers: Layer.Layer<A, E, R>) =>
  * only when it can answer: a socket open before that would accept requests that nothing ever
  * answers. A body is read up to 1 MiB, on every route.
  */
-const serveOn = <A, E, R, E2, R2>(
+const serveOn = <A, E, R, E2, R2, E3, R3>(
   handlers: Layer.Layer<A, E2, R2>,
+  outage: Layer.Layer<DatabaseOutage, E3, R3>,
   server: Layer.Layer<HttpServer.HttpServer, E, R>
 ) =>
-  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes(handlers)), (app) =>
+  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes(handlers, outage)), (app) =>
     Layer.effectDiscard(Effect.flatMap(HttpServer.HttpServer, (http) => http.serve(app))).pipe(
       Layer.provideMerge(server),
       Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)))
@@ -67,11 +70,12 @@ const answeringWhen = (started: Latch.Latch) =>
  * keeps accepting for SHUTDOWN_DRAIN, so a load balancer stops sending before the port closes,
  * then requests in flight finish.
  */
-export const serving = <A, E, R, E2, R2, E3, R3, E4, R4>(parts: {
+export const serving = <A, E, R, E2, R2, E3, R3, E4, R4, E5, R5>(parts: {
   readonly server: Layer.Layer<HttpServer.HttpServer, E, R>
   readonly startup: Layer.Layer<never, E2, R2>
   readonly handlers: Layer.Layer<A, E3, R3>
   readonly readiness: Layer.Layer<Readiness, E4, R4>
+  readonly outage: Layer.Layer<DatabaseOutage, E5, R5>
 }) =>
   Layer.unwrap(Effect.map(Latch.make(false), (started) => {
     const ready = Layer.effectDiscard(Effect.gen(function*() {
@@ -86,6 +90,6 @@ export const serving = <A, E, R, E2, R2, E3, R3, E4, R4>(parts: {
     return ready.pipe(
       Layer.provide(parts.startup),
       Layer.provide(parts.readiness),
-      Layer.provideMerge(serveOn(parts.handlers, answeringWhen(started).pipe(Layer.provide(parts.server))))
+      Layer.provideMerge(serveOn(parts.handlers, parts.outage, answeringWhen(started).pipe(Layer.provide(parts.server))))
     )
   }))

@@ -1,6 +1,7 @@
 import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, FiberSet, Layer, Option, Queue, References, Schedule, Stream, Tracer } from "effect"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
+import { DatabaseOutage } from "../Database/Outage.ts"
 import { type BatchJobHandler, type ClaimedJob, type HeldJob, type JobHandler, type JobKind, JobFailed, JobKinds } from "../Domain/Jobs.ts"
 import { recordJobOutcome, recordJobRun } from "../Observability/Metrics.ts"
 import { parentOf } from "../Observability/TraceContext.ts"
@@ -73,6 +74,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   const handlers = yield* JobHandlers
   const config = yield* AppConfig
   const database = yield* DatabaseInfo
+  const outage = yield* DatabaseOutage
   const owner = crypto.randomUUID()
   const tracing = yield* References.TracerEnabled
   const leaseMillis = Duration.toMillis(config.jobLease)
@@ -105,9 +107,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     jobs.length === 0
       ? Effect.void
       : Effect.flatMap(Clock.currentTimeMillis, (now) => repo.complete(jobs, now)).pipe(Effect.ensuring(letGo(jobs)))
-  const logBookkeeping = Effect.catchCause((cause: Cause.Cause<unknown>) =>
-    Effect.logError("recording finished jobs failed; they will run again", cause)
-  )
+  const logBookkeeping = Effect.catchCause(outage.logUnlessAway("recording finished jobs failed; they will run again"))
   // registered first, so it runs last: what finished during the shutdown grace is recorded too
   yield* Effect.addFinalizer(() => Effect.flatMap(Queue.clear(finished), markDone).pipe(logBookkeeping))
   yield* Queue.takeBetween(finished, 1, 500).pipe(
@@ -129,6 +129,10 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
         return yield* Queue.offer(finished, job)
       }
       const now = yield* Clock.currentTimeMillis
+      // the database went away under it: no fault of the job's, so it is handed back with its attempt
+      if (yield* outage.absorbs(exit.cause, "background")) {
+        return yield* repo.release(job, now).pipe(Effect.ensuring(letGo([job])))
+      }
       const error = describe(exit.cause)
       const retryAt = Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
       recordJobOutcome(context, job.kind, Option.isSome(retryAt) ? "retried" : "failed")
@@ -227,7 +231,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
           .pipe(Effect.ensuring(letGo(jobs)))
       ),
       Effect.catchCause((cause) =>
-        Effect.andThen(letGo(jobs), Effect.logError("job bookkeeping failed; it runs again once its lease runs out", cause))
+        Effect.andThen(letGo(jobs), outage.logUnlessAway("job bookkeeping failed; it runs again once its lease runs out")(cause))
       ),
       Effect.ensuring(Effect.suspend(() => {
         busy[kind] -= jobs.length
@@ -239,8 +243,8 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
   /** A job no handler can read would fail the same way on every attempt: it fails for good at once. */
   const failUndecodable = ({ error, job }: UndecodableJob) =>
     settle(job, Option.none(), Exit.fail(new JobFailed({ message: error }))).pipe(
-      Effect.catchCause((cause) =>
-        Effect.logError("could not record an undecodable job as failed; it is claimed again once its lease runs out", cause)
+      Effect.catchCause(
+        outage.logUnlessAway("could not record an undecodable job as failed; it is claimed again once its lease runs out")
       ),
       // it took a slot of the claim without holding one after: more of its kind may be due
       Effect.ensuring(Effect.suspend(() => backlog[job.kind] ? Queue.offer(wake, undefined) : Effect.void)),
@@ -288,7 +292,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     yield* Effect.sleep(coalesceWindow).pipe(Effect.provideService(Clock.Clock, wallClock))
   }).pipe(
     Effect.catchCause((cause) =>
-      Effect.andThen(Effect.logError("claiming jobs failed; trying again", cause), Effect.sleep("1 second"))
+      Effect.andThen(outage.logUnlessAway("claiming jobs failed; trying again")(cause), Effect.sleep("1 second"))
     ),
     Effect.forever,
     // a claim every few milliseconds would be a trace of its own each time
@@ -302,13 +306,13 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.forkScoped
   )
   yield* Effect.flatMap(Clock.currentTimeMillis, (now) => repo.renewLeases(owner, now + leaseMillis, [...inHand])).pipe(
-    Effect.catchCause((cause) => Effect.logError("renewing job leases failed", cause)),
+    Effect.catchCause(outage.logUnlessAway("renewing job leases failed")),
     Effect.repeat(Schedule.spaced(Duration.millis(leaseMillis / 3))),
     Effect.withTracerEnabled(false),
     Effect.forkScoped
   )
   yield* Effect.flatMap(Clock.currentTimeMillis, repo.prune).pipe(
-    Effect.catchCause((cause) => Effect.logError("pruning finished jobs failed", cause)),
+    Effect.catchCause(outage.logUnlessAway("pruning finished jobs failed")),
     Effect.repeat(Schedule.spaced("1 hour")),
     Effect.delay("1 minute"),
     Effect.withTracerEnabled(false),

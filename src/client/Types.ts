@@ -175,9 +175,11 @@ export type ErrorCode =
   | "REQUEST_TIMEOUT"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
   | "RATE_LIMITED"
   | "REQUEST_HEADERS_TOO_LARGE"
   | "INTERNAL_ERROR"
+  | "SERVICE_UNAVAILABLE"
 
 /** The events a webhook delivery can carry. */
 export type WebhookEventKind =

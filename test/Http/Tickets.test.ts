@@ -294,8 +294,30 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
             rawBody: "subject=x&body=y",
             headers: { "content-type": "application/x-www-form-urlencoded" }
           }))
-        expect(form.status).toBe(400)
-        expect(form.body.error.message).toBe("Content-Type must be application/json")
+        expect({ status: form.status, body: form.body }).toEqual({
+          status: 415,
+          body: { error: { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" } }
+        })
+        // another JSON type is no exception: the contract reads application/json alone
+        for (const contentType of ["application/vnd.api+json", "text/plain", "application/json-patch+json"]) {
+          const other = yield* Effect.promise(() =>
+            server.request("POST", "/v1/tickets", {
+              key,
+              rawBody: JSON.stringify({ subject: "x", body: "y" }),
+              headers: { "content-type": contentType }
+            }))
+          expect({ status: other.status, body: other.body }).toEqual({
+            status: 415,
+            body: { error: { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" } }
+          })
+        }
+        const withCharset = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", {
+            key,
+            rawBody: JSON.stringify({ subject: "", body: "y" }),
+            headers: { "content-type": "Application/JSON; charset=UTF-8" }
+          }))
+        expect(withCharset.body.error.code).toBe("VALIDATION_ERROR")
         const huge = yield* Effect.promise(() =>
           server.request("POST", "/v1/tickets", { key, body: { subject: "x", body: "x".repeat(1024 * 1024 + 10) } }))
         expect(huge.status).toBe(413)

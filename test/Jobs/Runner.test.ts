@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
+import type { DatabaseOutage } from "../../src/Database/Outage.ts"
 import { type JobHandler, JobFailed, type NewJob } from "../../src/Domain/Jobs.ts"
 import { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import { enqueue } from "../../src/Jobs/Outbox.ts"
@@ -49,7 +50,7 @@ const firstRow = <Row, E, R>(rows: Effect.Effect<ReadonlyArray<Row>, E, R>, done
 
 /** Three runners with `handlers` on one database, and 60 due jobs of `kind` for them in a new project. */
 const threeRunnersWithJobs = (
-  shared: Context.Context<SqlClient.SqlClient | AppConfig | Database.DatabaseInfo>,
+  shared: Context.Context<SqlClient.SqlClient | AppConfig | Database.DatabaseInfo | DatabaseOutage>,
   handlers: Context.Service.Shape<typeof JobHandlers>,
   kind: "error_link" | "duplicate_check"
 ) =>

@@ -2,7 +2,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { FetchHttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
-import { createServer, type RequestTimeouts } from "../../src/Http/NodeServer.ts"
+import { createServer, requestTimeouts } from "../../src/Http/NodeServer.ts"
 import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as App from "../../src/App.ts"
@@ -69,8 +69,6 @@ export interface ServiceOptions {
    * untouched so they can read it; pipeline suites pass the edge services (mocks or real).
    */
   readonly pipeline?: Layer.Layer<Triage | ErrorTracker | Notifier> | "live" | undefined
-  /** Node's request timers, short for a suite about slow clients; Node's defaults otherwise. */
-  readonly timeouts?: RequestTimeouts | undefined
   /**
    * What runs once the port is bound and before the service is started, as the demo seeding does
    * in `npm start`: a test holds it to look at a service that is still starting, and its
@@ -95,7 +93,10 @@ export const serviceLayer = (
       : options.pipeline === "live"
       ? App.PipelineLive
       : App.pipeline(options.pipeline)
-    const http = NodeHttpServer.layer(() => createServer(options.timeouts), { port: options.port ?? 0, host: "127.0.0.1" })
+    const http = NodeHttpServer.layer(() => createServer(requestTimeouts(config.requestTimeout)), {
+      port: options.port ?? 0,
+      host: "127.0.0.1"
+    })
     return Layer.merge(App.httpLayer(http, options.startup ?? Layer.empty), pipeline).pipe(
       Layer.provideMerge(App.ServicesLive),
       Layer.provideMerge(App.DatabaseLive),
