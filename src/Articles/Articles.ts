@@ -6,9 +6,10 @@ import type {
   CreateArticleInput,
   UpdateArticleInput
 } from "../Domain/Article.ts"
-import { pageOf, readCursor } from "../Domain/Cursor.ts"
+import { cursorsOf, pageOf } from "../Domain/Cursor.ts"
 import { Conflict, NotFound } from "../Domain/Errors.ts"
 import { ArticleId, type ProjectId } from "../Domain/Ids.ts"
+import { CursorKey } from "../Projects/CursorKey.ts"
 import { type ImportedArticle, ArticlesRepo } from "./Repo.ts"
 
 const articleNotFound = new NotFound({ message: "article not found" })
@@ -31,6 +32,7 @@ export const slugify = (title: string) => slugWords(title) || "article"
 export class Articles extends Context.Service<Articles>()("app/Articles", {
   make: Effect.gen(function*() {
     const repo = yield* ArticlesRepo
+    const cursorKey = yield* CursorKey
 
     // untraced on the hot paths: a traced function captures a stack and opens a span on every
     // call, some 5 µs even with no tracer installed
@@ -90,15 +92,17 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
 
     /** One page of the project's articles, published or not, newest first; `query.limit` defaults to 25. */
     const list = Effect.fn("Articles.list")(function*(projectId: ProjectId, query: ArticleListQuery) {
-      const after = yield* readCursor(query.cursor, "articles")
       const limit = query.limit ?? 25
       const published = query.published === undefined ? undefined : query.published === "true"
+      const cursors = cursorsOf(cursorKey, { list: "articles", projectId, query: [published, query.q] })
+      const after = yield* cursors.read(query.cursor, "articles")
       const rows = yield* repo.list(projectId, { published, text: query.q }, after, limit + 1)
       const page = pageOf(
         rows,
         limit,
         ({ created_key: _, ...article }) => article,
-        (row) => ({ order: "articles", at: row.created_key, id: row.id })
+        (row) => ({ order: "articles", at: row.created_key, id: row.id }),
+        cursors.encode
       )
       return { articles: page.items, next_cursor: page.next_cursor } satisfies ArticleList
     })
@@ -130,5 +134,5 @@ export class Articles extends Context.Service<Articles>()("app/Articles", {
     return { search, getPublished, list, get, create, update, remove, importBySlug }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(ArticlesRepo.layer))
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([ArticlesRepo.layer, CursorKey.layer]))
 }

@@ -5,7 +5,8 @@ import { ArticleId, TicketId } from "./Ids.ts"
 
 /**
  * Where a page of a list ends: the sort key of its last item and the order it belongs to, so the
- * next page starts right after it (keyset paging). Opaque to clients: base64url of a small JSON.
+ * next page starts right after it (keyset paging). Opaque to clients: base64url of a small JSON, a
+ * dot, and a tag that binds it to the list it came from (see `CursorScope`).
  */
 export type Cursor =
   | { readonly order: "created"; readonly number: number }
@@ -25,15 +26,42 @@ const isMoment = (at: string) => {
   return !Number.isNaN(date.getTime()) && date.toISOString() === millis
 }
 
-export const encodeCursor = (cursor: Cursor) => Base64Url.encode(JSON.stringify(cursor))
+/**
+ * What a cursor belongs to: one list (its name, and every filter and order of the query that made
+ * it) of one project. A cursor read anywhere else is refused, as is one the service never made.
+ */
+export interface CursorScope {
+  readonly list: "tickets" | "contact_tickets" | "articles"
+  readonly projectId: string
+  readonly query: ReadonlyArray<unknown>
+}
 
-/** The cursor, if `text` is one that `encodeCursor` made for `order`; anything else is undefined. */
+/** Tags a cursor's text under the service's key (an HMAC), and checks a tag. */
+export interface CursorSigner {
+  readonly sign: (data: string) => string
+  readonly verifies: (data: string, tag: string) => boolean
+}
+
+const signedText = (scope: CursorScope, payload: string) =>
+  `${JSON.stringify([scope.list, scope.projectId, scope.query])}\n${payload}`
+
+export const encodeCursor = (signer: CursorSigner, scope: CursorScope, cursor: Cursor) => {
+  const payload = JSON.stringify(cursor)
+  return `${Base64Url.encode(payload)}.${signer.sign(signedText(scope, payload))}`
+}
+
+/** The cursor, if `text` is one that `encodeCursor` made for `order` in `scope`; anything else is undefined. */
 export const decodeCursor = <O extends Cursor["order"]>(
+  signer: CursorSigner,
+  scope: CursorScope,
   text: string,
   order: O
 ): Extract<Cursor, { readonly order: O }> | undefined => {
-  const json = Base64Url.decodeString(text)
+  const dot = text.indexOf(".")
+  if (dot === -1) return undefined
+  const json = Base64Url.decodeString(text.slice(0, dot))
   if (Result.isFailure(json)) return undefined
+  if (!signer.verifies(signedText(scope, json.success), text.slice(dot + 1))) return undefined
   let value: unknown
   try {
     value = JSON.parse(json.success)
@@ -57,14 +85,19 @@ export const decodeCursor = <O extends Cursor["order"]>(
 }
 
 /**
- * The cursor a caller sent, for a list in `order`: a cursor of another list or order, or none of
- * ours, is the caller's mistake.
+ * The cursors of one list in `scope`: reading the one a caller sent (a cursor of another list,
+ * project, filter or order, or none of ours, is the caller's mistake), and making the next.
  */
-export const readCursor = <O extends Cursor["order"]>(text: string | undefined, order: O) => {
-  if (text === undefined) return Effect.succeed(undefined)
-  const cursor = decodeCursor(text, order)
-  return cursor === undefined ? Effect.fail(new ValidationError({ message: "cursor is not valid" })) : Effect.succeed(cursor)
-}
+export const cursorsOf = (signer: CursorSigner, scope: CursorScope) => ({
+  read: <O extends Cursor["order"]>(text: string | undefined, order: O) => {
+    if (text === undefined) return Effect.succeed(undefined)
+    const cursor = decodeCursor(signer, scope, text, order)
+    return cursor === undefined
+      ? Effect.fail(new ValidationError({ message: "cursor is not valid" }))
+      : Effect.succeed(cursor)
+  },
+  encode: (cursor: Cursor) => encodeCursor(signer, scope, cursor)
+})
 
 /**
  * One page of a list read with `limit + 1` rows: the first `limit` as items, and a cursor after
@@ -74,12 +107,13 @@ export const pageOf = <R, A>(
   rows: ReadonlyArray<R>,
   limit: number,
   item: (row: R) => A,
-  cursorOf: (row: R) => Cursor
+  cursorOf: (row: R) => Cursor,
+  encode: (cursor: Cursor) => string
 ): { readonly items: ReadonlyArray<A>; readonly next_cursor: string | null } => {
   const page = rows.slice(0, limit)
   const last = page.at(-1)
   return {
     items: page.map(item),
-    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null
+    next_cursor: rows.length > limit && last !== undefined ? encode(cursorOf(last)) : null
   }
 }

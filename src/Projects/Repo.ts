@@ -87,6 +87,25 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       sql`INSERT INTO service_settings (name, value) VALUES (${name}, ${value})
           ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`.pipe(Rows.run)
 
+    /**
+     * The setting's stored value, storing `value` first when it has none: instances starting
+     * together agree on the first one stored. A statement's snapshot may miss a row another
+     * instance committed while it waited on it, so it looks once more.
+     */
+    const keepSetting = (name: string, value: string) => {
+      const once = sql`WITH kept AS (
+            INSERT INTO service_settings (name, value) VALUES (${name}, ${value})
+            ON CONFLICT (name) DO NOTHING RETURNING value
+          )
+          SELECT value FROM kept UNION ALL SELECT value FROM service_settings WHERE name = ${name}`.pipe(Rows.first(Setting))
+      return Effect.flatMap(once, (row) => Option.isSome(row) ? Effect.succeed(row) : once).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.die(new Error(`service setting ${name} could not be stored`)),
+          onSome: (row) => Effect.succeed(row.value)
+        }))
+      )
+    }
+
     return {
       findKeyByHash,
       insertProject,
@@ -97,7 +116,8 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       revokeKey,
       countProjects,
       getSetting,
-      putSetting
+      putSetting,
+      keepSetting
     }
   })
 }) {

@@ -1,7 +1,7 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { AppConfig } from "../Config.ts"
-import { type Cursor, pageOf, readCursor } from "../Domain/Cursor.ts"
+import { type Cursor, cursorsOf, pageOf } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
 import { type ProjectId, TicketId } from "../Domain/Ids.ts"
@@ -18,6 +18,7 @@ import type {
   TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
+import { CursorKey } from "../Projects/CursorKey.ts"
 import { ContactsRepo } from "./ContactsRepo.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 import { type ListedTicket, type TicketFilter, TicketsRepo } from "./TicketsRepo.ts"
@@ -43,6 +44,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const messages = yield* MessagesRepo
     const contacts = yield* ContactsRepo
     const agents = yield* AgentsRepo
+    const cursorKey = yield* CursorKey
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
 
@@ -241,7 +243,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     /** One page of the project's tickets that pass every filter given; `query.limit` defaults to 25. */
     const list = Effect.fn("Tickets.list")(function*(projectId: ProjectId, query: TicketListQuery) {
       const order = query.sort ?? "created"
-      const after = yield* readCursor(query.cursor, order)
       const limit = query.limit ?? 25
       const filter: TicketFilter = {
         status: query.status,
@@ -253,8 +254,10 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         contactEmail: query.contact_email,
         text: query.q
       }
+      const cursors = cursorsOf(cursorKey, { list: "tickets", projectId, query: [order, filter] })
+      const after = yield* cursors.read(query.cursor, order)
       const rows = yield* repo.listTickets(projectId, filter, { order, after, rows: limit + 1 })
-      const page = pageOf(rows, limit, (row) => row.ticket, cursorAfter(order))
+      const page = pageOf(rows, limit, (row) => row.ticket, cursorAfter(order), cursors.encode)
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies TicketList
     })
 
@@ -263,7 +266,13 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       projectId: ProjectId,
       query: { readonly contact_email: string; readonly limit?: number | undefined; readonly cursor?: string | undefined }
     ) {
-      const after = yield* readCursor(query.cursor, "created")
+      // addresses match whatever their case, and so does the list a cursor belongs to
+      const cursors = cursorsOf(cursorKey, {
+        list: "contact_tickets",
+        projectId,
+        query: [query.contact_email.toLowerCase()]
+      })
+      const after = yield* cursors.read(query.cursor, "created")
       const limit = query.limit ?? 10
       const rows = yield* repo.listTickets(projectId, { contactEmail: query.contact_email }, {
         order: "created",
@@ -275,7 +284,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         rows,
         limit,
         ({ ticket: { assignee: _a, sender_email: _e, sender_name: _n, source: _s, tags: _t, ...fields } }) => fields,
-        cursorAfter("created")
+        cursorAfter("created"),
+        cursors.encode
       )
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies ContactTicketList
     })
@@ -293,6 +303,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer])
+    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer, CursorKey.layer])
   )
 }

@@ -17,6 +17,7 @@ import type { NewJob } from "../../src/Domain/Jobs.ts"
 import type { Ticket } from "../../src/Domain/Ticket.ts"
 import { IdempotentLive } from "../../src/Idempotency/Http.ts"
 import { IdempotencyRepo } from "../../src/Idempotency/Repo.ts"
+import { CursorKey } from "../../src/Projects/CursorKey.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { RateLimit } from "../../src/RateLimit/RateLimit.ts"
 import { ContactsRepo } from "../../src/Tickets/ContactsRepo.ts"
@@ -63,6 +64,7 @@ const served = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> 
           makeTestLayer(MessagesRepo)({}),
           makeTestLayer(ContactsRepo)({}),
           makeTestLayer(AgentsRepo)({}),
+          CursorKey.layerFrom("handlers-test"),
           defaultSettings
         ])
       )

@@ -1,10 +1,11 @@
 /**
  * How to test a service without a database: give it mock layers. `Tickets` needs the repositories
- * of the tickets (TicketsRepo, MessagesRepo, ContactsRepo), the agents' (AgentsRepo) and
- * `AppConfig`; each repository's shape is written out, so a mock fills in only the methods a test
- * reaches (`makeTestLayer`) and the rest fail loudly. The mock below records what it is asked to
- * write, and the `TestClock` of `it.effect` fixes the time. (The HTTP suites run the real SQL; a
- * mock is for testing logic in isolation, never a stand-in for our own queries.)
+ * of the tickets (TicketsRepo, MessagesRepo, ContactsRepo), the agents' (AgentsRepo), a key for
+ * its list cursors (CursorKey.layerFrom) and `AppConfig`; each repository's shape is written out,
+ * so a mock fills in only the methods a test reaches (`makeTestLayer`) and the rest fail loudly.
+ * The mock below records what it is asked to write, and the `TestClock` of `it.effect` fixes the
+ * time. (The HTTP suites run the real SQL; a mock is for testing logic in isolation, never a
+ * stand-in for our own queries.)
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -12,6 +13,7 @@ import { AgentsRepo } from "../../src/Admin/Repo.ts"
 import { NotFound } from "../../src/Domain/Errors.ts"
 import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import type { NewJob } from "../../src/Domain/Jobs.ts"
+import { CursorKey } from "../../src/Projects/CursorKey.ts"
 import { ContactsRepo } from "../../src/Tickets/ContactsRepo.ts"
 import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
@@ -40,7 +42,10 @@ const recordingRepo = () => {
 }
 
 const ticketsWith = (repo: ReturnType<typeof recordingRepo>, settings: Record<string, string> = {}) =>
-  Layer.effect(Tickets, Tickets.make).pipe(Layer.provide(repo.layer), Layer.provide(configLayer(settings)))
+  Layer.effect(Tickets, Tickets.make).pipe(
+    Layer.provide([repo.layer, CursorKey.layerFrom("tickets-test")]),
+    Layer.provide(configLayer(settings))
+  )
 
 describe("Tickets with a mock repository", () => {
   it.effect("defaults the priority, de-duplicates tags and queues the follow-up work", () => {
