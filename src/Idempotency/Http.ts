@@ -56,9 +56,10 @@ const replay = (endpoint: HttpApiEndpoint.Top, status: number, body: unknown) =>
 
 /**
  * The lookup, the work and the stored answer share one transaction under an advisory lock on
- * (project, key): concurrent repeats get 409, later repeats get the first answer, and a failed
- * attempt (any failure, or an answer outside 2xx) leaves nothing behind to replay. A request
- * without the header passes straight through.
+ * (API key, Idempotency-Key), so a key is its API key's alone, never shared with the project's
+ * other keys: concurrent repeats get 409, later repeats get the first answer, and a failed attempt
+ * (any failure, or an answer outside 2xx) leaves nothing behind to replay. A request without the
+ * header passes straight through.
  */
 export const IdempotentLive = Layer.effect(
   Idempotent,
@@ -70,19 +71,20 @@ export const IdempotentLive = Layer.effect(
         const key = request.headers["idempotency-key"]
         if (key === undefined) return yield* httpEffect
         if (key.length < 1 || key.length > 255) return yield* badKey
-        const { projectId } = yield* CurrentKey
+        const { projectId, keyId } = yield* CurrentKey
+        const owner = { projectId, keyId }
         const body = yield* Effect.orDie(request.text)
         const requestHash = sha256(`${request.method} ${request.url}\n${body}`).toString("hex")
         return yield* repo.withTransaction(Effect.gen(function*() {
-          if (!(yield* repo.tryLock(projectId, key))) return yield* inFlight
-          const prior = yield* repo.find(projectId, key)
+          if (!(yield* repo.tryLock(owner, key))) return yield* inFlight
+          const prior = yield* repo.find(owner, key)
           if (prior._tag === "Some") {
             if (prior.value.request_hash !== requestHash) return yield* otherRequest
             return yield* replay(endpoint, prior.value.response_status, prior.value.response_body)
           }
           const response = yield* httpEffect
           if (response.status >= 200 && response.status < 300) {
-            yield* repo.store(projectId, key, { requestHash, status: response.status, body: bodyOf(response) })
+            yield* repo.store(owner, key, { requestHash, status: response.status, body: bodyOf(response) })
           }
           return response
         }))
