@@ -1,5 +1,5 @@
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest, UrlParams } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
@@ -18,6 +18,12 @@ const webhookNotFound = new NotFound({ message: "webhook not found" })
 const userAgent = "SupportTicketing-Webhooks/1.0"
 /** The deliveries log shows the newest ones; older ones stay in the table. */
 const deliveriesShown = 100
+
+/**
+ * An endpoint's URL as the operator API shows it: a user and password in it (Basic auth for the
+ * receiver) are sent with every delivery but never shown again, as traces never show them either.
+ */
+const shownUrl = (url: string) => UrlParams.redactUrl(url)
 
 interface AttemptOutcome {
   readonly delivered: boolean
@@ -54,12 +60,13 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
       const events = EventKinds.filter((kind) => (input.events ?? EventKinds).includes(kind))
       const secret = input.secret ?? newSecret()
       const row = yield* repo.insert(projectId, input.url, events, secret)
-      return { webhook_id: row.webhook_id, url: row.url, events: row.events, secret }
+      return { webhook_id: row.webhook_id, url: shownUrl(row.url), events: row.events, secret }
     })
 
     const list = Effect.fn("Webhooks.list")(function*(projectId: ProjectId) {
       yield* projects.requireProject(projectId)
-      return { webhooks: yield* repo.list(projectId) }
+      const webhooks = yield* repo.list(projectId)
+      return { webhooks: webhooks.map((webhook) => ({ ...webhook, url: shownUrl(webhook.url) })) }
     })
 
     const remove = Effect.fn("Webhooks.remove")(function*(projectId: ProjectId, webhookId: WebhookId) {
