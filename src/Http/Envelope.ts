@@ -3,10 +3,11 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { AppConfig } from "../Config.ts"
 import { DatabaseOutage } from "../Database/Outage.ts"
+import { ValidationError } from "../Domain/Errors.ts"
 import { RequestSampleRatio } from "../Observability/TraceContext.ts"
 import { checkingBody } from "./BodyLimits.ts"
 import { type Cors, corsOf, exposedHeaders, isPreflight, preflight } from "./Cors.ts"
-import { failureResponse } from "./Failures.ts"
+import { errorResponse, failureResponse } from "./Failures.ts"
 import { recorded } from "./RequestLog.ts"
 import { requestIdOf } from "./RequestId.ts"
 import { traced } from "./ServerSpan.ts"
@@ -28,6 +29,16 @@ const finalHeaders = (response: HttpServerResponse.HttpServerResponse, requestId
   }
   return HttpServerResponse.setHeaders(response, headers)
 }
+
+/**
+ * HTTP/1.1 requires a Host header, and Node would refuse a request without one with a bare 400
+ * (so the server lets it through: Http/NodeServer). An HTTP/1.0 request may leave it out: old
+ * health checkers do.
+ */
+const lacksHost = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers.host === undefined && (request.source as { readonly httpVersion?: string }).httpVersion !== "1.0"
+
+const noHost = errorResponse(new ValidationError({ message: "an HTTP/1.1 request must carry a Host header" }))
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -60,6 +71,7 @@ const envelope = (
     if (isPreflight(request.method, cors)) return answered(preflight(arrival.requestId))
     const finish = (response: HttpServerResponse.HttpServerResponse) =>
       answered(finalHeaders(response, arrival.requestId, cors))
+    if (lacksHost(request)) return finish(noHost)
     // the lines a request writes, its log line and a failure's, name its id themselves: an
     // annotation on every request's context cost a tenth of the CPU of a /health answer
     const served = Effect.matchCauseEffect(checkingBody(request, app), {

@@ -12,6 +12,7 @@ import type { Duplex } from "node:stream"
 import {
   type ApiError,
   envelopeBody,
+  MethodNotAllowed,
   PayloadTooLarge,
   RequestHeadersTooLarge,
   RequestTimeout,
@@ -93,19 +94,39 @@ const answerClientError = (error: Error & { code?: string; rawPacket?: unknown }
     socket.destroy()
     return
   }
+  answerAndClose(socket, answer, requestIdOf(error.rawPacket))
+}
+
+/** Writes `answer` in the envelope straight to the socket, then closes it. */
+const answerAndClose = (socket: Duplex, answer: ApiError, requestId: string) => {
   answered.add(socket)
   const body = JSON.stringify(envelopeBody(answer.code, answer.message))
   socket.end(
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
       "content-type: application/json; charset=utf-8\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${requestIdOf(error.rawPacket)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
       "connection: close\r\n\r\n" +
       body
   )
   // the rest of what the client sends is read and dropped until then
   const timer = setTimeout(() => socket.destroy(), closeGracePeriodMs)
   socket.once("close", () => clearTimeout(timer))
+}
+
+const saneRequestIdHeader = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * CONNECT asks for a tunnel, which Node hands to a `connect` listener apart from every request;
+ * without one it drops the connection unanswered. This is no proxy: 405 in the envelope.
+ */
+const refuseConnect = (request: IncomingMessage, socket: Duplex) => {
+  const given = request.headers["x-request-id"]
+  answerAndClose(
+    socket,
+    new MethodNotAllowed({ message: "CONNECT is not allowed: this service is not a proxy" }),
+    typeof given === "string" && saneRequestIdHeader.test(given) ? given : crypto.randomUUID()
+  )
 }
 
 /** Node's timers for a request's headers and for the whole request, and how often it looks at them. */
@@ -127,8 +148,13 @@ export const requestTimeouts = (whole: Duration.Duration): RequestTimeouts => {
  * (Deno's node:http reports those the same way, with less detail).
  */
 export const createServer = (timeouts: RequestTimeouts = {}) => {
-  const server = createNodeServer(timeouts)
+  // a request without a Host header reaches the envelope, which answers it (Http/Envelope)
+  const server = createNodeServer({ ...timeouts, requireHostHeader: false })
   server.on("request", (request: IncomingMessage, response: ServerResponse) => responding.set(request.socket, response))
   server.on("clientError", answerClientError)
+  server.on("connect", refuseConnect)
+  // an Expect other than 100-continue may be ignored (RFC 9110, 10.1.1), where Node would send a
+  // bare 417: the request is served as if it had none
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
   return server
 }

@@ -149,6 +149,35 @@ const refusedRequests: ReadonlyArray<readonly [string, string, number, string, s
   ]
 ]
 
+/**
+ * Requests Node answers with a bare status, or not at all, unless the server takes them: each
+ * gets the envelope, and the client's `Connection: close` lets the exchange end.
+ */
+const unansweredByNode: ReadonlyArray<readonly [string, string, number, string, string]> = [
+  [
+    "CONNECT, as to a proxy",
+    "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+    405,
+    "METHOD_NOT_ALLOWED",
+    "CONNECT is not allowed: this service is not a proxy"
+  ],
+  [
+    "an HTTP/1.1 request without a Host header",
+    "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n",
+    400,
+    "VALIDATION_ERROR",
+    "an HTTP/1.1 request must carry a Host header"
+  ],
+  [
+    "an Expect other than 100-continue, which is served as if it were not there",
+    "POST /v1/tickets HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+    "Content-Length: 2\r\n\r\n{}",
+    401,
+    "UNAUTHORIZED",
+    "a valid API key is required: Authorization: Bearer tf_..."
+  ]
+]
+
 describe.each(databaseKinds)("the edges of the wire on %s", (kind) => {
   layer(testServer(kind, { RATE_LIMIT_PER_MINUTE: "1000" }), { excludeTestServices: true })((it) => {
     it.effect("answers a chunked body over 1 MiB with 413 in the envelope, then closes the connection", () =>
@@ -172,7 +201,7 @@ describe.each(databaseKinds)("the edges of the wire on %s", (kind) => {
         expect(next.ticket_number).toBe(1)
       }))
 
-    for (const [name, bytes, status, code, message] of refusedRequests) {
+    for (const [name, bytes, status, code, message] of [...refusedRequests, ...unansweredByNode]) {
       it.effect(`answers ${name} with ${status} ${code} in the envelope`, () =>
         Effect.gen(function*() {
           const server = yield* TestServer
@@ -180,6 +209,13 @@ describe.each(databaseKinds)("the edges of the wire on %s", (kind) => {
           expectEnvelope(answer, status, code, message)
         }))
     }
+
+    it.effect("serves an HTTP/1.0 request without a Host header, as old health checkers send", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const answer = yield* Effect.promise(() => rawExchange(portOf(server), "GET /health HTTP/1.0\r\n\r\n"))
+        expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 200, body: { status: "ok" } })
+      }))
 
     it.effect("answers a malformed chunk in a body the app is reading with 400 VALIDATION_ERROR in the envelope", () =>
       Effect.gen(function*() {
