@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { serviceVersion } from "../src/Health/Version.ts"
 import { environmentLines } from "../src/Startup.ts"
 import { databaseKinds, type DatabaseKind, pgliteTemplate } from "./support/Databases.ts"
+import { postgresMissing } from "./support/Requires.ts"
 import { freePort, startServiceProcess } from "./support/Process.ts"
 import { testSettings } from "./support/Settings.ts"
 
@@ -45,6 +46,7 @@ const freshDatabase = async (kind: DatabaseKind): Promise<Record<string, string>
     await cp(pgliteTemplate(), dir, { recursive: true })
     return { DATA_DIR: dir, DATABASE_URL: "" }
   }
+  if (postgresMissing !== undefined) throw new Error(`the PostgreSQL half cannot run: ${postgresMissing}`)
   const name = `test_${randomUUID().replaceAll("-", "")}`
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL })

@@ -5,7 +5,7 @@
  * interrupted query, abandoned transaction or undecodable row can wedge.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { existsSync } from "node:fs"
 import { mkdtemp, readdir, rm } from "node:fs/promises"
@@ -15,6 +15,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
 import { makePgliteWire } from "../../src/Database/PgliteWire.ts"
+import { eventually } from "../support/Eventually.ts"
 import { testSettings } from "../support/Settings.ts"
 
 const embedded = (dataDir: string) =>
@@ -43,7 +44,8 @@ describe("the embedded database", () => {
         { migration_id: 6, name: "lists" },
         { migration_id: 7, name: "contact_notifications" },
         { migration_id: 8, name: "job_traces" },
-        { migration_id: 9, name: "room_for_updates" }
+        { migration_id: 9, name: "room_for_updates" },
+        { migration_id: 11, name: "idempotency_per_key" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {
@@ -90,29 +92,46 @@ describe("the embedded database", () => {
       const database = yield* Database.DatabaseInfo
       const db = yield* sql
       expect(database.kind).toBe("embedded")
+      // the channel of each notification heard, in the order heard
       const heard: Array<string> = []
-      const listener = yield* database.listen("jobs").pipe(
-        Stream.runForEach((event) => Effect.sync(() => event === "notified" && heard.push("jobs"))),
-        Effect.forkChild
-      )
-      yield* Effect.sleep("50 millis")
+      const listenTo = (channel: string) =>
+        Effect.gen(function*() {
+          const subscribed = yield* Deferred.make<void>()
+          const listener = yield* database.listen(channel).pipe(
+            Stream.runForEach((event) =>
+              event === "subscribed" ? Deferred.succeed(subscribed, undefined) : Effect.sync(() => void heard.push(channel))
+            ),
+            Effect.forkChild
+          )
+          yield* Deferred.await(subscribed)
+          return listener
+        })
+      const listeners = [yield* listenTo("jobs"), yield* listenTo("sentinel")]
+      // notifications reach the listeners in the order sent: once a sentinel sent after some
+      // statements is heard, whatever those statements notified has been heard too
+      const jobsHeard = Effect.gen(function*() {
+        const sentinels = heard.filter((channel) => channel === "sentinel").length
+        yield* db`NOTIFY sentinel`
+        yield* eventually(
+          "the sentinel",
+          Effect.sync(() => ({ done: heard.filter((channel) => channel === "sentinel").length > sentinels, value: heard }))
+        )
+        return heard.filter((channel) => channel === "jobs").length
+      })
+
       const [project] = yield* db<{ id: string }>`INSERT INTO projects (name) VALUES ('p') RETURNING id`
       const job = db`INSERT INTO jobs (kind, project_id, payload, run_at) VALUES ('triage', ${project!.id}, '{}'::jsonb, now())`
       yield* job
-      yield* Effect.sleep("50 millis")
-      expect(heard).toHaveLength(1)
+      expect(yield* jobsHeard).toBe(1)
       // inside a transaction the notification waits for the commit
       yield* db.withTransaction(Effect.gen(function*() {
         yield* job
-        yield* Effect.sleep("50 millis")
-        expect(heard).toHaveLength(1)
+        expect(heard.filter((channel) => channel === "jobs")).toHaveLength(1)
       }))
-      yield* Effect.sleep("50 millis")
-      expect(heard).toHaveLength(2)
+      expect(yield* jobsHeard).toBe(2)
       yield* db.withTransaction(Effect.andThen(job, Effect.fail("roll back"))).pipe(Effect.exit)
-      yield* Effect.sleep("50 millis")
-      expect(heard).toHaveLength(2)
-      yield* Fiber.interrupt(listener)
+      expect(yield* jobsHeard).toBe(2)
+      yield* Fiber.interruptAll(listeners)
     }).pipe(Effect.provide(embedded("memory://"))))
 
   it.live("answers again after an interrupted query, an interrupted transaction and an undecodable row", () =>

@@ -16,6 +16,7 @@ import { createTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { parsePrometheusText, type PromFamily, prometheusParserMissing } from "../support/Prometheus.ts"
+import { describeNeeding } from "../support/Requires.ts"
 import { startStub, type Stub, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, testServer, type TestServerShape } from "../support/TestServer.ts"
 
@@ -78,9 +79,8 @@ const withFailingEdges = (kind: (typeof databaseKinds)[number]) =>
   }))
 
 // CI installs the parser: there a missing one fails the suite instead of skipping it
-describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(databaseKinds)(
-  `GET /metrics on %s${prometheusParserMissing ? ` (${prometheusParserMissing})` : ""}`,
-  (kind) => {
+for (const kind of databaseKinds) {
+  describeNeeding(prometheusParserMissing, `GET /metrics on ${kind}`, () => {
   describe("requests, refusals and the queue (no pipeline)", () => {
     layer(testServer(kind, { RATE_LIMIT_PER_MINUTE: "4", REDIS_URL: "" }), { excludeTestServices: true })((it) => {
       it.effect("is refused without the admin token, with the envelope's 401", () =>
@@ -312,5 +312,5 @@ describe.skipIf(prometheusParserMissing !== undefined && !process.env.CI).each(d
         }))
     })
   })
-  }
-)
+  })
+}

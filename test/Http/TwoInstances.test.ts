@@ -1,9 +1,9 @@
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { freshDatabase } from "../support/Databases.ts"
+import { describeNeeding, missingOf, postgresMissing, redisMissing } from "../support/Requires.ts"
 import { adminToken, createProject, TestServer, testServer } from "../support/TestServer.ts"
 
-const postgres = process.env.DATABASE_URL !== undefined
 const redisUrl = process.env.REDIS_URL
 
 /** Two processes' worth of service on one PostgreSQL and one Redis, as behind a load balancer. */
@@ -16,7 +16,7 @@ const twoInstances = Effect.gen(function*() {
 })
 
 // Needs a PostgreSQL server and a Redis server; .ci/run provides both.
-describe.skipIf(!postgres || redisUrl === undefined)("two instances on one PostgreSQL and one Redis", () => {
+describeNeeding(missingOf(postgresMissing, redisMissing), "two instances on one PostgreSQL and one Redis", () => {
   it.live("share gapless ticket numbers, one rate-limit budget, and key revocation", () =>
     Effect.gen(function*() {
       const [a, b] = yield* twoInstances

@@ -204,25 +204,50 @@ describe.each(databaseKinds)("the job runner on %s", (kind) => {
       expect(retried[0]!.n).toBe(batchSizes.find((size) => size > 1))
     }), { timeout: 60_000 })
 
-  it.live("takes over the job of an instance that died, once its lease ran out", () =>
+  it.effect("takes over the job of an instance that died, once its lease ran out", () =>
     Effect.gen(function*() {
       const db = yield* database(kind, { JOB_POLL_INTERVAL: "200ms" })
       const shared = yield* Layer.build(db)
       const sql = Context.get(shared, SqlClient.SqlClient)
       const [project] = yield* sql<{ id: string }>`INSERT INTO projects (name) VALUES ('lease') RETURNING id`
-      // what a SIGKILLed instance leaves behind: a running job, its lease about to lapse
+      // the runner reads the time from the Clock, this test's TestClock, and so does the lease
+      const start = yield* Clock.currentTimeMillis
+      const leaseEnds = start + 1_000
+      // what a SIGKILLed instance leaves behind: a running job whose lease holds for another second
       yield* sql`INSERT INTO jobs (kind, project_id, status, attempts, lease, locked_by, locked_until, run_at)
                  VALUES ('error_link', ${project!.id}, 'running', 1, gen_random_uuid(), 'dead instance',
-                   now() + interval '1 second', now() - interval '1 minute')`
+                   ${new Date(leaseEnds).toISOString()}, ${new Date(start - 60_000).toISOString()})`
+      // each claim the runner made: the time it claimed at, and how many jobs it took
+      const claims: Array<{ readonly at: number; readonly took: number }> = []
+      const recordingRepo = Layer.effect(
+        JobsRepo,
+        Effect.map(JobsRepo.make, (repo) =>
+          JobsRepo.of({
+            ...repo,
+            claim: (options) =>
+              Effect.tap(repo.claim(options), (claimed) =>
+                Effect.sync(() => void claims.push({ at: options.now, took: claimed.jobs.length })))
+          }))
+      )
       const ran: Array<number> = []
       const handler: JobHandler<"error_link"> = (job) => Effect.sync(() => void ran.push(job.attempts))
       yield* Layer.build(RunnerLive.pipe(
         Layer.provide(Layer.succeed(JobHandlers, { error_link: handler })),
-        Layer.provide(JobsRepo.layer),
+        Layer.provide(recordingRepo),
         Layer.provide(Layer.succeedContext(shared))
       ))
-      yield* pause(400)
-      expect(ran, "not while the dead instance's lease holds").toEqual([])
+      // the clock moves a tenth of a second at a time, each step once the runner has answered the last
+      const claimTaking = eventually(
+        "a claim that takes the job",
+        Effect.gen(function*() {
+          const taking = claims.find((claim) => claim.took > 0)
+          if (taking === undefined) yield* TestClock.adjust("100 millis")
+          return { done: taking !== undefined, value: taking ?? claims.at(-1) }
+        })
+      ).pipe(Effect.map((claim) => claim!))
+      const taking = yield* claimTaking
+      expect(claims.filter((claim) => claim.at <= leaseEnds).length, "claims while the lease held").toBeGreaterThan(0)
+      expect(taking.at, "not while the dead instance's lease holds").toBeGreaterThan(leaseEnds)
       yield* eventually("the takeover", atLeast(() => ran.length, 1))
       expect(ran).toEqual([2])
       yield* eventually("the job to be done", firstRow(sql<{ status: string }>`SELECT status FROM jobs`, (r) => r.status === "done"))

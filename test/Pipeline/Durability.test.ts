@@ -21,13 +21,12 @@ import { afterEach, describe, expect, it } from "vitest"
 import type { EventKind } from "../../src/Domain/Events.ts"
 import type { Delivery } from "../../src/Domain/Webhook.ts"
 import { pgliteTemplate } from "../support/Databases.ts"
+import { describeNeeding, itNeeding, postgresMissing } from "../support/Requires.ts"
 import { callService, postTicket, provisionProject, type ServiceProcess, startServiceProcess } from "../support/Process.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const adminToken = "pipeline-durability-admin-token"
 const serverUrl = process.env.DATABASE_URL
-const postgres = serverUrl !== undefined && serverUrl !== ""
-const pgReason = "needs a PostgreSQL server: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)"
 
 type Kind = "pglite" | "postgres"
 
@@ -301,11 +300,11 @@ const ownerOf = async (inode: string, pids: ReadonlyArray<number>) => {
 const kinds: ReadonlyArray<Kind> = ["pglite", "postgres"]
 
 describe.each(kinds)("webhook deliveries on %s", (kind) => {
-  const skip = kind === "postgres" && !postgres
-  const title = (text: string) => (skip ? `${text} (skipped: ${pgReason})` : text)
+  const missing = kind === "postgres" ? postgresMissing : undefined
 
-  it.skipIf(skip)(
-    title("a delivery in flight when the process is SIGKILLed is sent again after a restart, same id and body, and ends delivered"),
+  itNeeding(
+    missing,
+    "a delivery in flight when the process is SIGKILLed is sent again after a restart, same id and body, and ends delivered",
     async () => {
       const database = await freshDatabase(kind)
       // the first request is never answered: the service dies with it in hand
@@ -366,8 +365,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
     180_000
   )
 
-  it.skipIf(skip)(
-    title("a receiver down for three attempts gets the event on the fourth; one always down ends failed after four"),
+  itNeeding(
+    missing,
+    "a receiver down for three attempts gets the event on the fourth; one always down ends failed after four",
     async () => {
       const database = await freshDatabase(kind)
       const delays = [300, 600, 900]
@@ -432,8 +432,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
     180_000
   )
 
-  it.skipIf(skip)(
-    title("a SIGTERM while a delivery is in flight: the attempt finishes within the grace period and is logged delivered"),
+  itNeeding(
+    missing,
+    "a SIGTERM while a delivery is in flight: the attempt finishes within the grace period and is logged delivered",
     async () => {
       const database = await freshDatabase(kind)
       // every answer takes 1.5 s, so the SIGTERM lands while the attempt is in flight
@@ -477,8 +478,9 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
    * the attempt should be cut off, the job handed back, and the next start should send it again
    * with the same delivery id and body.
    */
-  it.skipIf(skip)(
-    title("a SIGTERM with a grace period shorter than the attempt hands the job back, and the next start delivers it"),
+  itNeeding(
+    missing,
+    "a SIGTERM with a grace period shorter than the attempt hands the job back, and the next start delivers it",
     async () => {
       const database = await freshDatabase(kind)
       // the first attempt is answered only after 4 s; any later one at once
@@ -532,7 +534,7 @@ describe.each(kinds)("webhook deliveries on %s", (kind) => {
   )
 })
 
-describe.skipIf(!postgres)(`two instances on one PostgreSQL${postgres ? "" : ` (skipped: ${pgReason})`}`, () => {
+describeNeeding(postgresMissing, "two instances on one PostgreSQL", () => {
   it("deliver every event exactly once, every job runs once, and both instances do some of the work", async () => {
     const database = await freshDatabase("postgres")
     const count = 40

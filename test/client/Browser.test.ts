@@ -6,15 +6,16 @@ import { build } from "esbuild"
 import { createHmac } from "node:crypto"
 import { existsSync } from "node:fs"
 import { type Browser, chromium } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { chromiumPath, type HostSite, startHostSite } from "../Widget/Harness.ts"
+import { describeNeeding } from "../support/Requires.ts"
 import { type createProject, startTestServer } from "../support/TestServer.ts"
 
-const skipReason = existsSync(chromiumPath)
+const missing = existsSync(chromiumPath)
   ? undefined
-  : `skipped: no Chromium at ${chromiumPath} (CI installs Debian's chromium package)`
+  : `no Chromium at ${chromiumPath} (CI installs Debian's chromium package)`
 
-describe.skipIf(skipReason !== undefined)(`the client in Chromium${skipReason ? ` (${skipReason})` : ""}`, () => {
+describeNeeding(missing, "the client in Chromium", () => {
   let browser: Browser
   let site: HostSite
   let service: Awaited<ReturnType<typeof startTestServer>>

@@ -40,6 +40,10 @@ const startPostgres = async (): Promise<StartedTestContainer | undefined> => {
  */
 export default async function setup(project: TestProject) {
   const postgres = await startPostgres()
+  // the suites' PostgreSQL half is then simply absent, not skipped: the run says so once
+  if (!process.env.DATABASE_URL && !process.env.CI) {
+    console.warn("no PostgreSQL server (DATABASE_URL unset, no container engine): the suites run on PGlite only")
+  }
   const dir = await mkdtemp(join(tmpdir(), "support-template-"))
   await Effect.gen(function*() {
     const config = yield* testSettings({ DATA_DIR: dir })
