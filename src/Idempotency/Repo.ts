@@ -10,6 +10,9 @@ export interface KeyOwner {
   readonly keyId: string
 }
 
+/** The advisory lock's name for an Idempotency-Key, hashed to the lock's number in SQL. */
+export const lockName = (owner: Pick<KeyOwner, "keyId">, key: string) => `${owner.keyId}:${key}`
+
 const Lock = Schema.Struct({ acquired: Schema.Boolean })
 const Prior = Schema.Struct({ request_hash: Schema.String, response_status: IntFromRow, response_body: Schema.Unknown })
 export type Prior = typeof Prior.Type
@@ -21,7 +24,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo>()("app/Ide
 
     /** Takes the key's lock for the rest of the transaction, unless another request holds it. */
     const tryLock = (owner: KeyOwner, key: string) =>
-      sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${owner.keyId}:${key}`}, 0)) AS acquired`.pipe(
+      sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(owner, key)}, 0)) AS acquired`.pipe(
         Rows.single(Lock),
         Effect.map((row) => row.acquired)
       )

@@ -16,6 +16,7 @@ import {
   verifyWebhook,
   WebhookVerificationError
 } from "../../src/client/index.ts"
+import { lockName } from "../../src/Idempotency/Repo.ts"
 import { databaseKinds, sessionsOf } from "../support/Databases.ts"
 import { eventuallyDefined } from "../support/Eventually.ts"
 import { type StubAnswer, startStub } from "../support/StubServer.ts"
@@ -220,7 +221,7 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       // the first attempt's transaction holds this lock while it works; a session holding it
       // stands in for an attempt that timed out at the client but is still running
       const idempotencyKey = crypto.randomUUID()
-      const lockKey = `${project.projectId}:${idempotencyKey}`
+      const lockKey = lockName({ keyId: project.keyId }, idempotencyKey)
       let release: (() => void) | undefined
       const held = service.run(Effect.scoped(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
