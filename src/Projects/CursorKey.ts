@@ -30,7 +30,8 @@ export class CursorKey extends Context.Service<CursorKey, CursorSigner>()("app/P
     Effect.gen(function*() {
       const repo = yield* ProjectsRepo
       const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
-      return signerFor(yield* repo.keepSetting(settingName, fresh))
+      // read once at start, outside any request: no trace of its own
+      return signerFor(yield* repo.keepSetting(settingName, fresh).pipe(Effect.withTracerEnabled(false)))
     })
   ).pipe(Layer.provide(ProjectsRepo.layer))
 
