@@ -49,8 +49,34 @@ export const RequiredText = (field: string, max: number) =>
 export const OptionalText = (field: string, max: number) =>
   Text(field).pipe(Schema.decodeTo(Schema.String, trimmed), Schema.check(atMost(field, max)))
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const isEmail = (s: string) => s.length <= 254 && emailPattern.test(s)
+/**
+ * A person's name on one line: each run of control characters (C0, DEL, C1) or line and paragraph
+ * separators, with the blanks around it, becomes one space, because a name is shown in headers,
+ * terminals and one-line lists where a line break would forge a line of its own.
+ */
+const oneLine = SchemaTransformation.transform<string, string>({
+  decode: (s) => s.replace(/\s*[\p{Cc}\p{Zl}\p{Zp}][\s\p{Cc}]*/gu, " ").trim(),
+  encode: (s) => s
+})
+
+/** A person's name, on one line and trimmed; empty counts as missing. */
+export const RequiredName = (field: string, max: number) =>
+  Text(field).pipe(
+    Schema.decodeTo(Schema.String, oneLine),
+    Schema.check(Schema.makeFilter((s: string) => s.length > 0 || `${field} is required`), atMost(field, max))
+  )
+
+/** A person's name, on one line and trimmed; empty is left for the caller to read as absent. */
+export const OptionalName = (field: string, max: number) =>
+  Text(field).pipe(Schema.decodeTo(Schema.String, oneLine), Schema.check(atMost(field, max)))
+
+// The HTML standard's valid e-mail address (what a browser's <input type=email> accepts, so the
+// widget and the service agree); its one form rules out display names, groups and comments.
+const emailPattern =
+  /^[a-zA-Z0-9.!#$%&'*+\/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+
+/** Whether `s` is an address this service accepts, stores and mails: the one rule for every email field. */
+export const isEmail = (s: string) => s.length <= 254 && emailPattern.test(s)
 
 const lowerCased = SchemaTransformation.transform<string, string>({ decode: (s) => s.trim().toLowerCase(), encode: (s) => s })
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Email, OneOf, optional, OptionalText, RequiredText, Uuid } from "./Fields.ts"
+import { Email, OneOf, optional, OptionalText, RequiredName, RequiredText, Uuid } from "./Fields.ts"
 
 export const KeyScopes = ["full", "widget"] as const
 export const KeyScope = OneOf("scope", KeyScopes)
@@ -28,7 +28,7 @@ export type KeyCreated = typeof KeyCreated.Type
 
 export const CreateAgentInput = Schema.Struct({
   email: Email("email"),
-  name: RequiredText("name", 200)
+  name: RequiredName("name", 200)
 }).annotate({ message: "request body must be a JSON object" })
 export const AgentCreated = Schema.Struct({ agent_id: Uuid, email: Schema.String, name: Schema.String })
 export type AgentCreated = typeof AgentCreated.Type

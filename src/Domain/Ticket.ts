@@ -8,7 +8,7 @@ import {
   Metadata,
   OneOf,
   optional,
-  OptionalText,
+  OptionalName,
   Priority,
   RequiredText,
   Sentiment,
@@ -25,7 +25,7 @@ export const CreateTicketInput = Schema.Struct({
   subject: RequiredText("subject", 200),
   body: RequiredText("body", 50_000),
   sender_email: optional(Email("sender_email")),
-  sender_name: optional(OptionalText("sender_name", 200)),
+  sender_name: optional(OptionalName("sender_name", 200)),
   priority: optional(Priority),
   source: optional(Source),
   tags: optional(Tags),
@@ -113,6 +113,14 @@ export const Notification = Schema.Struct({
 }).annotate({ identifier: "Notification" })
 export type Notification = typeof Notification.Type
 
+/**
+ * Whether the ticket's sender fields come from a trusted caller: true for a full key (the site's
+ * own backend), false for a widget key, whose visitor can type any address and name.
+ */
+const SenderVerified = Schema.Boolean.annotate({
+  description: "true when a full key filed the ticket; false when a widget key did, so the sender's address and name are only what the visitor typed"
+})
+
 /** The operator's view: everything the public read hides. */
 export const AdminTicket = Schema.Struct({
   ...Ticket.fields,
@@ -123,6 +131,7 @@ export const AdminTicket = Schema.Struct({
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
+  sender_verified: SenderVerified,
   assignee: Schema.NullOr(Agent),
   duplicate_of: Schema.NullOr(Uuid),
   linked_issues: Schema.Array(Schema.Unknown),
@@ -194,6 +203,7 @@ export const TicketListItem = Schema.Struct({
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
+  sender_verified: SenderVerified,
   assignee: Schema.NullOr(Agent),
   tags: Schema.Array(Schema.String)
 }).annotate({ identifier: "TicketListItem" })
@@ -214,7 +224,9 @@ export const ContactTicketsQuery = {
   cursor: Schema.optionalKey(Schema.String)
 }
 
-export const ContactTicket = Schema.Struct(Struct.omit(Ticket.fields, ["messages"])).annotate({ identifier: "ContactTicket" })
+/** A contact's ticket: the public read's fields, and whether the contact is known to have filed it. */
+export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages"]), sender_verified: SenderVerified })
+  .annotate({ identifier: "ContactTicket" })
 export type ContactTicket = typeof ContactTicket.Type
 
 export const ContactTicketList = Schema.Struct({ tickets: Schema.Array(ContactTicket), next_cursor: NextCursor })

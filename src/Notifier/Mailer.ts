@@ -2,6 +2,7 @@ import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect
 import { AppConfig } from "../Config.ts"
 
 export interface Mail {
+  /** one stored address, passed to nodemailer as an address object so it never parses a display string out of it */
   readonly to: string
   readonly subject: string
   readonly text: string
@@ -41,7 +42,7 @@ export class Mailer extends Context.Service<Mailer, {
     )
     const send = Effect.fn("Mailer.send")(function*(mail: Mail) {
       yield* Effect.tryPromise({
-        try: () => transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text }),
+        try: () => transport.sendMail({ to: { name: "", address: mail.to }, subject: mail.subject, text: mail.text }),
         // the text is stored as email_error: nodemailer's messages name the host and the SMTP reply, not the credentials
         catch: (cause) => new MailFailed({ message: `the mail server refused the mail: ${errorText(cause)}`, cause })
       }).pipe(

@@ -1,4 +1,5 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
+import { isEmail } from "../Domain/Fields.ts"
 import type { AgentNotification, ContactNotification } from "../Domain/Jobs.ts"
 import { type Mail, Mailer } from "./Mailer.ts"
 import { type PendingMail, type Recipient, NotificationsRepo } from "./Repo.ts"
@@ -71,6 +72,15 @@ export class Notifier extends Context.Service<Notifier, {
         const row = found.value
         // 'sent' means an earlier run got it out; 'not_configured' was decided when it was recorded
         if (!mailer.configured || row.email_status === "sent" || row.email_status === "not_configured") return
+        // an address stored before the one rule held could carry a display name or a group that
+        // would send the mail elsewhere; no retry can mend it, so it fails once and for good
+        if (!isEmail(row.email)) {
+          yield* repo.markFailed(row.id, "the recipient's stored address is not a valid email address")
+          yield* Effect.logWarning("not mailed: the recipient's stored address is not a valid email address").pipe(
+            Effect.annotateLogs({ reason: notification.reason, ticketId: notification.ticketId })
+          )
+          return
+        }
         yield* mailer.send(notification.reason === "agent_replied" ? contactMail(row) : agentMail(row)).pipe(
           Effect.catch((error) =>
             repo.markFailed(row.id, error.message).pipe(

@@ -5,7 +5,10 @@ import { type ContactId, ContactIdFromRow, type ProjectId } from "../Domain/Ids.
 
 /** The people who write in, by address, one per project; a new ticket records its sender in its own statement (TicketsRepo). */
 export interface ContactsRepoShape {
-  /** The contact with this address, created on first sight; a given name refreshes the stored one. */
+  /**
+   * The contact with this address, created on first sight; a given name refreshes the stored one,
+   * so only a caller that vouches for it (a full key) may pass one.
+   */
   readonly upsertContact: (projectId: ProjectId, email: string, name: string | null) => Effect.Effect<ContactId>
 }
 

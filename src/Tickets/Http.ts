@@ -11,7 +11,11 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
     const tickets = yield* Tickets
     return handlers
       .handle("create", ({ payload }) =>
-        Effect.flatMap(Effect.service(CurrentKey), (key) => tickets.create(key.projectId, payload)))
+        // a full key is the site's own backend; a widget key sits in a page, so anyone can send as anyone
+        Effect.flatMap(
+          Effect.service(CurrentKey),
+          (key) => tickets.create(key.projectId, payload, { senderVerified: key.scope === "full" })
+        ))
       .handle("list", ({ query }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey

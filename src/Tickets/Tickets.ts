@@ -50,7 +50,16 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
 
     // untraced on the hot paths: a traced function captures a stack and opens a span on every
     // call, some 5 µs even with no tracer installed
-    const create = Effect.fnUntraced(function*(projectId: ProjectId, input: CreateTicketInput) {
+    /**
+     * `senderVerified` says whether the caller vouches for the sender fields (a full key does, a
+     * widget key's visitor cannot): unverified ones may create a contact but never change one.
+     * Left out, they are unverified, so a caller that forgets to decide trusts nobody.
+     */
+    const create = Effect.fnUntraced(function*(
+      projectId: ProjectId,
+      input: CreateTicketInput,
+      options: { readonly senderVerified: boolean } = { senderVerified: false }
+    ) {
       // randomUUID makes a uuid: the id's check is for text that comes from outside
       const id = TicketId.make(crypto.randomUUID(), { disableChecks: true })
       const createdAt = yield* nowIso
@@ -78,6 +87,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           source: input.source ?? "api",
           senderEmail,
           senderName,
+          senderVerified: options.senderVerified,
           metadata: input.metadata ?? null,
           createdAt
         }, ticketCreatedJobs(event, { errorTracker }))
@@ -279,7 +289,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         after,
         rows: limit + 1
       })
-      // the public read's fields: what the operator's list adds stays with the operator
+      // the public read's fields and whether the contact is known to have filed it: what the
+      // operator's list adds stays with the operator
       const page = pageOf(
         rows,
         limit,

@@ -49,6 +49,11 @@ export interface NewTicketRow {
   readonly source: string
   readonly senderEmail: string | null
   readonly senderName: string | null
+  /**
+   * false when the sender fields are only what an untrusted caller (a widget key's visitor) typed:
+   * such a ticket may create its contact but never changes an existing one.
+   */
+  readonly senderVerified: boolean
   readonly metadata: Record<string, unknown> | null
   readonly createdAt: string
 }
@@ -117,6 +122,7 @@ const AdminRow = Schema.Struct({
   triage_model: Schema.NullOr(Schema.String),
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
+  sender_verified: Schema.Boolean,
   metadata: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
   duplicate_of: Schema.NullOr(TicketIdFromRow),
   linked_issues: Schema.Array(Schema.Unknown),
@@ -130,6 +136,7 @@ const ListRow = Schema.Struct({
   ...Struct.omit(PublicRow.fields, ["messages"]),
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
+  sender_verified: Schema.Boolean,
   assignee: Schema.NullOr(AgentRow),
   tags: Schema.NullOr(Schema.Array(Schema.String)),
   updated_key: Schema.String
@@ -239,16 +246,18 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           INSERT INTO contacts (project_id, email, name)
           SELECT ${row.projectId}::uuid, ${row.senderEmail}::text, ${row.senderName}::text
           WHERE ${row.senderEmail}::text IS NOT NULL
-          ON CONFLICT (project_id, email) DO UPDATE SET name = coalesce(EXCLUDED.name, contacts.name)
+          ON CONFLICT (project_id, email) DO UPDATE
+            SET name = coalesce(${row.senderVerified ? row.senderName : null}::text, contacts.name)
           RETURNING id
         ), seq AS (
           UPDATE projects SET ticket_seq = ticket_seq + 1 WHERE id = ${row.projectId} RETURNING ticket_seq
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
-            priority_confidence, source, sender_email, sender_name, contact_id, metadata, created_at, updated_at)
+            priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
+            updated_at)
           SELECT ${row.id}::uuid, ${row.projectId}::uuid, seq.ticket_seq, ${row.subject}, ${row.body},
             ${row.priority}, ${row.priorityGiven ? "human" : null}, ${row.priorityGiven ? 1 : null}::float8,
-            ${row.source}, ${row.senderEmail}, ${row.senderName}, (SELECT id FROM contact),
+            ${row.source}, ${row.senderEmail}, ${row.senderName}, ${row.senderVerified}, (SELECT id FROM contact),
             ${row.metadata === null ? null : JSON.stringify(row.metadata)}::jsonb,
             ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz
           FROM seq
@@ -260,8 +269,9 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
      * The same as `insertOne` for many tickets, of any projects, in one statement: each project
      * row is locked once (in id order, so two batches never wait on each other in a circle) and
      * its counter moves by the batch's count; the tickets take the numbers in the order given. A
-     * sender who appears twice is one contact, with the last name given, as one after the other
-     * would leave it. Answers the numbers in the order of `tickets`.
+     * sender who appears twice is one contact, named as one ticket after the other would leave it:
+     * by the last name a verified ticket gave, else as it was, or, when new, by the first ticket.
+     * Answers the numbers in the order of `tickets`.
      */
     const insertMany = (tickets: ReadonlyArray<NewTicket>) =>
       sql`
@@ -278,18 +288,26 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           source: row.source,
           sender_email: row.senderEmail,
           sender_name: row.senderName,
+          sender_verified: row.senderVerified,
           metadata: row.metadata,
           created_at: row.createdAt
         })))
       }::jsonb) AS e(ord int, id uuid, project_id uuid, subject text, body text, priority text, priority_given boolean,
-            source text, sender_email text, sender_name text, metadata jsonb, created_at timestamptz)
+            source text, sender_email text, sender_name text, sender_verified boolean, metadata jsonb,
+            created_at timestamptz)
         ), sender AS (
-          SELECT DISTINCT ON (project_id, sender_email) project_id, sender_email, sender_name FROM entry
-          WHERE sender_email IS NOT NULL
-          ORDER BY project_id, sender_email, sender_name IS NULL, ord DESC
+          SELECT project_id, sender_email,
+            (array_agg(sender_name ORDER BY ord DESC) FILTER (WHERE sender_verified AND sender_name IS NOT NULL))[1]
+              AS verified_name,
+            (array_agg(sender_name ORDER BY ord))[1] AS first_name
+          FROM entry WHERE sender_email IS NOT NULL
+          GROUP BY project_id, sender_email
         ), contact AS (
-          INSERT INTO contacts (project_id, email, name) SELECT project_id, sender_email, sender_name FROM sender
-          ON CONFLICT (project_id, email) DO UPDATE SET name = coalesce(EXCLUDED.name, contacts.name)
+          INSERT INTO contacts (project_id, email, name)
+          SELECT project_id, sender_email, coalesce(verified_name, first_name) FROM sender
+          ON CONFLICT (project_id, email) DO UPDATE SET name = coalesce(
+            (SELECT s.verified_name FROM sender s WHERE s.project_id = EXCLUDED.project_id AND s.sender_email = EXCLUDED.email),
+            contacts.name)
           RETURNING id, project_id, email
         ), taken AS (
           SELECT project_id, count(*)::int AS n FROM entry GROUP BY project_id
@@ -301,10 +319,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           RETURNING projects.id, projects.ticket_seq - taken.n AS before
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
-            priority_confidence, source, sender_email, sender_name, contact_id, metadata, created_at, updated_at)
+            priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
+            updated_at)
           SELECT e.id, e.project_id, seq.before + row_number() OVER (PARTITION BY e.project_id ORDER BY e.ord),
             e.subject, e.body, e.priority, CASE WHEN e.priority_given THEN 'human' END,
-            CASE WHEN e.priority_given THEN 1::float8 END, e.source, e.sender_email, e.sender_name,
+            CASE WHEN e.priority_given THEN 1::float8 END, e.source, e.sender_email, e.sender_name, e.sender_verified,
             (SELECT c.id FROM contact c WHERE c.project_id = e.project_id AND c.email = e.sender_email),
             e.metadata, e.created_at, e.created_at
           -- a project that is gone leaves its tickets without a number: the statement fails whole
@@ -392,7 +411,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const findAdmin = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, t.sender_name, t.source, t.metadata, t.duplicate_of, t.linked_issues,
+          ${ticketTimes}, t.sender_email, t.sender_name, t.sender_verified, t.source, t.metadata, t.duplicate_of,
+          t.linked_issues,
           t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
           t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
@@ -418,6 +438,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           source: row.source,
           sender_email: row.sender_email,
           sender_name: row.sender_name,
+          sender_verified: row.sender_verified,
           assignee: row.assignee,
           duplicate_of: row.duplicate_of,
           linked_issues: row.linked_issues,
@@ -448,7 +469,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
       const after = page.after
       return sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
-          t.sender_email, t.sender_name, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
+          t.sender_email, t.sender_name, t.sender_verified, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
@@ -490,6 +511,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
               source: row.source,
               sender_email: row.sender_email,
               sender_name: row.sender_name,
+              sender_verified: row.sender_verified,
               assignee: row.assignee,
               tags: row.tags ?? []
             },

@@ -235,7 +235,9 @@ const ticketBlock = (ticket: AdminTicket) =>
     `#${ticket.ticket_number}  ${ticket.subject}`,
     `id:        ${ticket.ticket_id}`,
     `status:    ${ticket.status}    priority: ${ticket.priority}    category: ${ticket.category ?? "-"}    source: ${ticket.source}`,
-    `from:      ${person(ticket.sender_name, ticket.sender_email)}`,
+    `from:      ${person(ticket.sender_name, ticket.sender_email)}${
+      ticket.sender_verified ? "" : "    (unverified: no full key vouched for this sender)"
+    }`,
     `assignee:  ${ticket.assignee === null ? "-" : person(ticket.assignee.name, ticket.assignee.email)}`,
     `tags:      ${ticket.tags.length === 0 ? "-" : ticket.tags.join(", ")}`,
     `created:   ${ticket.created_at}    updated: ${ticket.updated_at}`,

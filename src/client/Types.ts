@@ -51,13 +51,8 @@ export interface Message {
   readonly created_at: string
 }
 
-/** A ticket with its public conversation, oldest message first. */
-export interface Ticket extends ContactTicket {
-  readonly messages: ReadonlyArray<Message>
-}
-
-/** One ticket of a contact's list: the fields of the read, without the conversation. */
-export interface ContactTicket {
+/** The fields every read of a ticket has. */
+interface TicketFields {
   readonly ticket_id: string
   readonly ticket_number: number
   readonly subject: string
@@ -66,6 +61,20 @@ export interface ContactTicket {
   readonly category: Category | null
   readonly created_at: string
   readonly updated_at: string
+}
+
+/** A ticket with its public conversation, oldest message first. */
+export interface Ticket extends TicketFields {
+  readonly messages: ReadonlyArray<Message>
+}
+
+/** One ticket of a contact's list: the fields of the read, without the conversation. */
+export interface ContactTicket extends TicketFields {
+  /**
+   * `true` when a full key filed it; `false` when a widget key did, so the sender's address is
+   * only what a visitor typed and the contact may not have written it.
+   */
+  readonly sender_verified: boolean
 }
 
 /** Answer of `GET /v1/tickets?contact_email=…`: a page, newest first. */

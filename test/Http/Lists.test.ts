@@ -97,8 +97,8 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         const wire = yield* Effect.promise(() =>
           server.request("GET", `/v1/admin/projects/${projectId}/tickets?limit=1`, { key: adminToken }))
         expect(Object.keys(wire.body.tickets[0]).sort()).toEqual([
-          "assignee", "category", "created_at", "priority", "sender_email", "sender_name", "source", "status",
-          "subject", "tags", "ticket_id", "ticket_number", "updated_at"
+          "assignee", "category", "created_at", "priority", "sender_email", "sender_name", "sender_verified", "source",
+          "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
         ])
       }))
 
@@ -337,7 +337,8 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         expect(wire.body.next_cursor).toBeNull()
         expect(wire.body.tickets).toHaveLength(5)
         expect(Object.keys(wire.body.tickets[0]).sort()).toEqual([
-          "category", "created_at", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"
+          "category", "created_at", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number",
+          "updated_at"
         ])
         const none = yield* Effect.promise(() => server.request("GET", "/v1/tickets?contact_email=nobody@example.com", { key: a.key }))
         expect(none.body).toEqual({ tickets: [], next_cursor: null })

@@ -65,6 +65,18 @@ describe("Tickets with a mock repository", () => {
     }).pipe(Effect.provide(ticketsWith(repo)))
   })
 
+  it.effect("writes the sender as unverified unless the caller vouches for it", () => {
+    const repo = recordingRepo()
+    return Effect.gen(function*() {
+      const tickets = yield* Tickets
+      const sender = { subject: "Hi", body: "x", sender_email: "ann@example.com", sender_name: "Ann" }
+      yield* tickets.create(projectId, sender)
+      yield* tickets.create(projectId, sender, { senderVerified: false })
+      yield* tickets.create(projectId, sender, { senderVerified: true })
+      expect(repo.written.map(({ row }) => row.senderVerified)).toEqual([false, false, true])
+    }).pipe(Effect.provide(ticketsWith(repo)))
+  })
+
   it.effect("queues error-tracker linking only when an error tracker is configured", () => {
     const repo = recordingRepo()
     return Effect.gen(function*() {

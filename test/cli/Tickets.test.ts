@@ -63,8 +63,8 @@ describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
       const rest = JSON.parse(succeeded(yield* cli(env, "tickets", "list", projectId, "--limit", "2", "--cursor", cursor!, "--json")))
       expect(rest).toEqual({ tickets: [expect.objectContaining({ ticket_id: ids[0], tags: ["vip"] })], next_cursor: null })
       expect(Object.keys(rest.tickets[0]).sort()).toEqual([
-        "assignee", "category", "created_at", "priority", "sender_email", "sender_name", "source", "status",
-        "subject", "tags", "ticket_id", "ticket_number", "updated_at"
+        "assignee", "category", "created_at", "priority", "sender_email", "sender_name", "sender_verified", "source",
+        "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
       ])
       const byContact = JSON.parse(succeeded(yield* cli(env, "tickets", "list", projectId, "--contact-email", "KIM@example.com", "--json")))
       expect(byContact.tickets.map((t: any) => t.ticket_number)).toEqual([1])
@@ -80,7 +80,8 @@ describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
       const shown = succeeded(yield* cli(env, "tickets", "show", projectId, "1"))
       expect(shown).toContain("#1  Cannot log in")
       expect(shown).toMatch(/status: +waiting/)
-      expect(shown).toContain("from:      Kim <kim@example.com>")
+      // filed in-process without a key's word for its sender: shown as unverified
+      expect(shown).toContain("from:      Kim <kim@example.com>    (unverified: no full key vouched for this sender)")
       expect(shown).toContain("assignee:  Ana <ana@support.example>")
       expect(shown).toMatch(/--- agent · \S+\nWe are looking into it\./)
       expect(shown).toMatch(/--- agent \(internal\) · \S+\nKim is a VIP\./)

@@ -143,8 +143,9 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     const first = await support.listTickets("Grace@Example.com", { limit: 2 })
     expect(first.tickets.map((t) => t.ticket_id)).toEqual([filed[2], filed[1]])
     expect(Object.keys(first.tickets[0]!).sort()).toEqual(
-      ["category", "created_at", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+      ["category", "created_at", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
     )
+    expect(first.tickets[0]!.sender_verified).toBe(true)
     const rest = await support.listTickets("grace@example.com", { limit: 2, cursor: first.next_cursor! })
     expect(rest).toEqual({ tickets: [expect.objectContaining({ ticket_id: filed[0], subject: "Listed 0" })], next_cursor: null })
     const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
