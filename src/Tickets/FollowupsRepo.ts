@@ -111,6 +111,10 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
       })))}::jsonb) AS r(ticket_id uuid, category text, category_confidence float8, priority text,
             priority_confidence float8, sentiment text, sentiment_score float8, sentiment_confidence float8,
             model text, job_id text, payload text, run_at timestamptz)
+        ), locked AS (
+          -- in id order, as the duplicate check locks them: in the order of the batch, the two batches
+          -- of the same tickets could each hold one the other waits for
+          SELECT id FROM tickets WHERE id = ANY(ARRAY(SELECT ticket_id FROM results)) ORDER BY id FOR NO KEY UPDATE
         ), triaged AS (
           UPDATE tickets t SET
             category = CASE WHEN t.category_source = 'human' THEN t.category ELSE r.category END,
@@ -129,7 +133,7 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
             triage_status = 'done',
             triage_model = r.model
           FROM results r
-          WHERE t.id = ANY(ARRAY(SELECT ticket_id FROM results)) AND t.id = r.ticket_id
+          WHERE t.id = ANY(ARRAY(SELECT id FROM locked)) AND t.id = r.ticket_id
           RETURNING t.id, t.project_id, r.job_id, r.payload, r.run_at
         )
         INSERT INTO jobs (id, kind, project_id, ticket_id, payload, run_at)
@@ -198,9 +202,12 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
           score: match.score
         })))
       }::jsonb) AS b(ticket_id uuid, id uuid, ticket_number int, score float8)
+        ), locked AS (
+          -- in id order, as triage locks them: the matches come newest first, the other way round from triage's
+          SELECT id FROM tickets WHERE id = ANY(ARRAY(SELECT ticket_id FROM best)) ORDER BY id FOR NO KEY UPDATE
         ), marked AS (
           UPDATE tickets SET duplicate_of = best.id FROM best
-          WHERE tickets.id = ANY(ARRAY(SELECT ticket_id FROM best)) AND tickets.id = best.ticket_id
+          WHERE tickets.id = ANY(ARRAY(SELECT id FROM locked)) AND tickets.id = best.ticket_id
             AND tickets.duplicate_of IS NULL
           RETURNING tickets.id, tickets.project_id
         )
@@ -227,7 +234,8 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
 
     /** The issues linked so far, with the ticket locked until the transaction ends. */
     const lockLinkedIssues = (ticketId: TicketId) =>
-      sql`SELECT linked_issues FROM tickets WHERE id = ${ticketId} FOR UPDATE`.pipe(
+      // the mode an UPDATE takes, so a duplicate mark or a job that points at the ticket need not wait
+      sql`SELECT linked_issues FROM tickets WHERE id = ${ticketId} FOR NO KEY UPDATE`.pipe(
         Rows.first(Schema.Struct({ linked_issues: Schema.Array(Schema.Unknown) })),
         Effect.map(Option.match({ onNone: () => [], onSome: (row) => row.linked_issues }))
       )

@@ -312,7 +312,10 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ), taken AS (
           SELECT project_id, count(*)::int AS n FROM entry GROUP BY project_id
         ), locked AS (
-          SELECT id FROM projects WHERE id = ANY(ARRAY(SELECT project_id FROM taken)) ORDER BY id FOR UPDATE
+          -- the mode insertOne's UPDATE takes: FOR UPDATE would also block the key-share lock that every
+          -- write pointing at the project takes (the pipeline's messages and jobs), making batches that
+          -- hold ticket rows wait on creates, and creates on them
+          SELECT id FROM projects WHERE id = ANY(ARRAY(SELECT project_id FROM taken)) ORDER BY id FOR NO KEY UPDATE
         ), seq AS (
           UPDATE projects SET ticket_seq = projects.ticket_seq + taken.n FROM taken
           WHERE projects.id = taken.project_id AND projects.id = ANY(ARRAY(SELECT id FROM locked))
@@ -527,7 +530,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         Effect.map(Option.map((row) => row.id))
       )
 
-    /** Locks the ticket for the rest of the transaction, so concurrent changes apply in turn. */
+    /**
+     * Locks the ticket for the rest of the transaction, so concurrent changes apply in turn; in the
+     * mode an UPDATE takes, which leaves alone the key-share locks of writes that point at the
+     * ticket (a duplicate mark, a job), so those never wait on a reply in progress.
+     */
     const lockTicket = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body,
@@ -535,7 +542,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
-        FOR UPDATE OF t`.pipe(Rows.first(LockedRow))
+        FOR NO KEY UPDATE OF t`.pipe(Rows.first(LockedRow))
 
     const updateTicket = (ticketId: TicketId, change: TicketChange) =>
       sql`UPDATE tickets SET
