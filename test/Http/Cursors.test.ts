@@ -7,6 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createTicket } from "../support/Calls.ts"
 import { databaseKinds, freshDatabase } from "../support/Databases.ts"
+import { describeNeeding, postgresMissing } from "../support/Requires.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
 const refused = (response: { status: number; body: any }) =>
@@ -116,7 +117,7 @@ describe.each(databaseKinds)("list cursors on %s", (kind) => {
 class Second extends Context.Service<Second, TestServerShape>()("test/Second") {}
 
 // two instances on one database: only a server takes them (the embedded one locks its directory)
-describe.runIf(databaseKinds.includes("postgres"))("list cursors across instances on PostgreSQL", () => {
+describeNeeding(postgresMissing, "list cursors across instances on PostgreSQL", () => {
   const shared = Layer.unwrap(Effect.map(freshDatabase("postgres"), (env) =>
     Layer.merge(
       testServer("postgres", {}, env),

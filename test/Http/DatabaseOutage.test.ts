@@ -5,12 +5,13 @@
  * service recovers by itself, and nothing it acknowledged is lost. The service runs as its own
  * process, so the test reads exactly what it logs; the database goes away through a loopback proxy.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
-import { databaseKinds, freshDatabase } from "../support/Databases.ts"
+import { freshDatabase } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { provisionProject, startServiceProcess } from "../support/Process.ts"
+import { describeNeeding, postgresMissing } from "../support/Requires.ts"
 import { tcpProxy } from "../support/TcpProxy.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -45,7 +46,7 @@ const call = (baseUrl: string, key: string, method: string, path: string, body?:
 
 const lines = (text: string) => text.split("\n").filter((line) => line.trim() !== "")
 
-describe.runIf(databaseKinds.includes("postgres"))("a PostgreSQL outage", () => {
+describeNeeding(postgresMissing, "a PostgreSQL outage", () => {
   it.live("answers 503 with Retry-After, logs its start and end once each, and loses nothing", () =>
     Effect.gen(function*() {
       const database = yield* freshDatabase("postgres")
