@@ -1,10 +1,12 @@
-import { Cause, Console, Data, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
+import { Cause, Config, Console, Data, Duration, Effect, Layer, Option, Redacted, Runtime, Schema, SchemaIssue } from "effect"
 import { HttpServer, HttpServerError } from "effect/http"
+import { SqlError } from "effect/sql"
 import { resolve } from "node:path"
 import { AdminToken } from "./Admin/AdminToken.ts"
 import { AppConfig, type Settings } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
 import { DataDirInUse } from "./Database/DataDirLock.ts"
+import { isDatabaseUnavailable, sqlStateOf } from "./Database/Outage.ts"
 import * as Pg from "./Database/Pg.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
 import { seedDemo } from "./Demo/Demo.ts"
@@ -203,7 +205,48 @@ export const refusalOf = (cause: Cause.Cause<unknown>): string | undefined => {
     const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
     if (error instanceof DataDirInUse) return error.message
     if (error instanceof HttpServerError.ServeError) return listenRefusal(error.cause)
+    if (error instanceof Config.ConfigError) return settingRefusal(error)
+    const database = SqlError.isSqlError(error) ? databaseRefusal(error) : undefined
+    if (database !== undefined) return database
   }
+  return undefined
+}
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * A setting that does not read, by its name: `PORT is not valid: expected …`; the service's own
+ * checks (Config.ts) name their setting in their message already.
+ */
+const settingRefusal = (error: Config.ConfigError) => {
+  if (!Schema.isSchemaError(error.cause)) return `a setting could not be read: ${error.cause.message}`
+  const issue = formatIssue(error.cause.issue).issues[0]
+  const message = issue?.message ?? "a setting is not valid"
+  const name = (issue?.path ?? []).map(String).join(".")
+  return name === "" ? message : `${name} is not valid: ${message.charAt(0).toLowerCase()}${message.slice(1)}`
+}
+
+/** The innermost message of an error's causes: the driver's own words (ECONNREFUSED, a server's reply). */
+const rootMessage = (error: unknown): string => {
+  let current = error
+  while (typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined) {
+    current = current.cause
+  }
+  return current instanceof Error ? current.message : String(current)
+}
+
+/**
+ * Why PostgreSQL would not take the service at start, and which setting to look at; undefined for
+ * anything else a statement fails with, which is ours to fix and keeps its stack.
+ */
+const databaseRefusal = (error: SqlError.SqlError) => {
+  const why = rootMessage(error)
+  if (isDatabaseUnavailable(error)) return `the database does not answer (${why}): check DATABASE_URL and that PostgreSQL runs`
+  if (error.reason._tag === "AuthenticationError" || error.reason._tag === "AuthorizationError") {
+    return `the database refused the login (${why}): check the user and password in DATABASE_URL`
+  }
+  // invalid_catalog_name: the database in the URL's path does not exist on that server
+  if (sqlStateOf(error.reason.cause) === "3D000") return `${why}: create it, or check DATABASE_URL`
   return undefined
 }
 

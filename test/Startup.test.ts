@@ -84,6 +84,28 @@ const runService = (env: Record<string, string>) =>
 const linesOtherThan = (output: string, message: string) =>
   output.split("\n").filter((line) => line.trim() !== "" && line !== message && !line.includes("dist/widget.js is missing"))
 
+describe("start-up with a setting or a database it cannot use", () => {
+  // each refused in one line naming what to change, exit 1, and no stack or log besides
+  const cases: ReadonlyArray<readonly [string, Record<string, string>, string]> = [
+    ["a port that is not a number", { DATA_DIR: "memory://", PORT: "abc" }, "PORT is not valid: expected a string representing a finite number"],
+    ["a duration that does not read", { DATA_DIR: "memory://", REQUEST_TIMEOUT: "soon" }, "REQUEST_TIMEOUT must be one duration such as 10s"],
+    ["a choice that is not one", { DATA_DIR: "memory://", TRIAGE_PROVIDER: "magic" }, "TRIAGE_PROVIDER is not valid: expected \"local\" | \"openai\""],
+    [
+      "a PostgreSQL server that does not answer",
+      { DATABASE_URL: "postgres://postgres@127.0.0.1:9/support" },
+      "the database does not answer (connect ECONNREFUSED 127.0.0.1:9): check DATABASE_URL and that PostgreSQL runs"
+    ]
+  ]
+  for (const [name, env, message] of cases) {
+    it(`refuses ${name} in one line`, async () => {
+      const refused = await runService(env)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(message)
+      expect(linesOtherThan(refused.stdout + refused.stderr, message)).toEqual([])
+    }, 60_000)
+  }
+})
+
 describe.each(databaseKinds)("start-up on %s", (kind) => {
   it("with its port in use: stops before the demo project is made, says so in one line, and the next start shows the keys", async () => {
     const database = await freshDatabase(kind)

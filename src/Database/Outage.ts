@@ -9,11 +9,12 @@ import { ServiceUnavailable } from "../Domain/Errors.ts"
  */
 const unavailableStates = new Set(["57P01", "57P02", "57P03", "53300"])
 
-const sqlStateOf = (cause: unknown) =>
+/** The SQLSTATE a server's error carries, found on the cause the driver keeps. */
+export const sqlStateOf = (cause: unknown) =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
 
 /** Whether `error` says the database cannot be reached now, rather than that a statement is wrong. */
-export const isDatabaseUnavailable = (error: unknown): error is SqlError.SqlError =>
+export const isDatabaseUnavailable = (error: unknown): boolean =>
   SqlError.isSqlError(error) &&
   (error.reason._tag === "ConnectionError" || unavailableStates.has(sqlStateOf(error.reason.cause) ?? ""))
 
@@ -21,7 +22,7 @@ export const isDatabaseUnavailable = (error: unknown): error is SqlError.SqlErro
 const unavailabilityIn = (cause: Cause.Cause<unknown>) => {
   for (const reason of cause.reasons) {
     const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
-    if (isDatabaseUnavailable(error)) return error
+    if (isDatabaseUnavailable(error)) return error as SqlError.SqlError
   }
   return undefined
 }
