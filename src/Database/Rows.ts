@@ -39,9 +39,9 @@ export const run = <E, R>(query: Effect.Effect<unknown, E, R>): Effect.Effect<vo
  * `build` is called with a marker in place of each of its declared parameters (no defaults, no
  * rest), and each call puts its arguments where the markers landed. A statement written from
  * fragments joins its text piece by piece on every run, keeps that text while its query waits on
- * a busy connection, and the driver hashes it again to find its prepared statement: for the ticket
- * read, 1-2 KB of garbage a read, and 12-14 % of what each young collection copied under reads.
- * For the hot reads only: the statement runs as the same text and parameters either way.
+ * a busy connection, and the driver hashes it again to find its prepared statement: garbage on
+ * every read that the young collections have to copy. For the hot reads only: the statement runs
+ * as the same text and parameters either way.
  */
 export const compiledOnce = <Args extends ReadonlyArray<string>>(
   sql: SqlClient.SqlClient,

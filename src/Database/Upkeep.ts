@@ -16,31 +16,20 @@ export const interval = Duration.seconds(2)
 const Stale = Schema.Struct({ schema: Schema.String, table: Schema.String, vacuum: Schema.Boolean })
 
 /**
- * What autovacuum does, done where it is off. With autovacuum off, a table analyzed while it was
- * nearly empty keeps its "empty" statistics however much it grows, and the statements each
- * connection has prepared on it keep the plans made for an empty table (a whole-table scan for a
- * ticket read by id): measured, reads at half their speed and the database at a full core once
- * the tickets of one create burst were in. And nothing removes dead rows: every job is updated two
- * or three times, so the queue's indexes fill with entries each claim steps over. After a few
- * minutes of load, triage ran 212 ms behind (p50) at 91 tickets a second, against 8 ms on a fresh
- * database; with the vacuum, the highest steady rate the pipeline keeps under 1 s went from 91 to
- * 209 tickets a second. So, by autovacuum's own rules, a table with dead rows over 50 + 20 % of it
- * is vacuumed and analyzed, and one with rows changed since its last ANALYZE over 50 + 10 % of it
- * is analyzed, its GIN indexes' pending entries merged first as autoanalyze does. Nothing runs
- * where autovacuum is on.
+ * What autovacuum does, done where it is off. With autovacuum off, a table analyzed while nearly
+ * empty keeps its "empty" statistics however much it grows, so prepared statements keep plans
+ * made for an empty table, and nothing removes the dead rows that every job update leaves in the
+ * queue's indexes. So, by autovacuum's own rules, a table with dead rows over 50 + 20 % of it is
+ * vacuumed and analyzed, and one with rows changed since its last ANALYZE over 50 + 10 % of it is
+ * analyzed, its GIN indexes' pending entries merged first as autoanalyze does. Nothing runs where
+ * autovacuum is on.
  *
  * The work runs on a connection of its own, held for the round: statements are pipelined on the
- * shared ones, and a request queued behind a VACUUM there waits for all of it (steady create p99
- * 400-500 ms before, about 200 after).
+ * shared ones, and a request queued behind a VACUUM there would wait for all of it.
  *
- * A table's upkeep costs more as the table grows (an ANALYZE samples up to 30,000 rows: 0.8 s of
- * the database's CPU for `tickets` at 40,000 rows), while its threshold is reached as fast as it
- * changes: under a flood of creates, looked at every 2 s, `tickets` and `jobs` were analyzed or
- * vacuumed in most rounds, and upkeep took 13 % of a core of the database in the first 13 s of
- * creates, 38 % in the third (2026-11-27). So a table waits `restFactor` times its last upkeep's
- * length before its next: upkeep takes at most a tenth of the time of each table it keeps, a
- * small table is kept as promptly as before, and a large one's statistics lag by a few seconds,
- * which a plan for 40,000 rows does not notice.
+ * A table's upkeep costs more as the table grows (an ANALYZE samples up to 30,000 rows) while its
+ * threshold is reached as fast as it changes, so a table rests `restFactor` times its last
+ * upkeep's duration before it is looked at again, which bounds upkeep's share of the database.
  */
 export const layer = (every: Duration.Input = interval, restFactor = 9) => Layer.effectDiscard(Effect.gen(function*() {
   if (!(yield* runsHere)) return

@@ -18,25 +18,11 @@ export class JobHandlers extends Context.Service<
 >()("app/Jobs/JobHandlers") {}
 
 /**
- * Jobs of a kind one instance has in hand at once, unless JOB_CONCURRENCY says otherwise. Kinds
- * run in batches (of 32) hold several batches each, so that the pipeline keeps pace with a steady
- * flood of tickets rather than building a backlog it works off later; no more than that, since the
- * jobs share the process with the requests. Measured with `npm run bench` on PostgreSQL (a 10 s
- * burst of creates at full speed, then steady rates), 2026-11-26: one batch of each in flight and
- * 64 deliveries worked a burst off 8-9 s after, and kept both lags under 1 s only at 20 % of its
- * rate (triage fell behind first); four triage batches, two duplicate-check batches and 256
- * deliveries worked it off 1.2-1.3 s after and held 80-100 % of it. 2026-11-27, two triage
- * batches and one duplicate-check batch against those four and two: the burst rose from 1,118 to
- * 1,312 creates a second (create p99 114 ms to 86), worked off 4.5 s after instead of 1.3, and a
- * steady 1,050 a second (80 %) held with triage lag p99 343 ms. Beside the requests it weighs on
- * them less: three rounds of creates at full load gave 1,770-2,099 a second against 1,649-1,773,
- * create p99 64-70 ms against 73-92, and peak memory 235 MB against 285. But over the bench's full
- * 60 s steady runs two and one fell behind at 80 % (1,123 and 1,030 a second: triage p99 6.5 s, or
- * 3.2 s of work left at the end), where four and two held 80 % (920 a second) and three triage
- * batches and one and a half duplicate-check batches held 80 % too (882 and 1,027 a second in
- * two runs, triage p99 261 and 280 ms). Three and one and a half it is: beside the requests,
- * two rounds of creates at full load kept p99 at 87 ms (the peer's 92 and 104) and peak memory
- * at 242 MB, where four and two let the second round's p99 reach 111 ms (the peer's 104).
+ * Jobs of a kind one instance has in hand at once, unless JOB_CONCURRENCY says otherwise. Batched
+ * kinds (32 a batch) hold a few batches each, so the pipeline keeps pace with a steady flood of
+ * tickets instead of building a backlog; no more, since the jobs share the process with the
+ * requests and more batches in flight raised the creates' p99 and memory (`npm run bench`; the
+ * figures are in the commits that set these numbers).
  */
 const defaultConcurrency: Record<JobKind, number> = {
   triage: 96,

@@ -24,14 +24,10 @@ const classifyConcurrency = 8
 
 /**
  * How long the batches' CPU work (the built-in model, the duplicate scores) holds the event loop
- * before it gives it back. A batch's tickets arrive in one query result; worked whole in the
- * callback that delivered them, under a flood of creates with the triage and duplicate-check
- * batches in flight, they held requests up for 40-180 ms at a time (a CPU profile of the service,
- * 2026-11-27), waits that reached the creates' p99. Giving the loop back before every
- * ticket went too far the other way: each ticket then waited for a whole turn of request work, and
- * the pipeline fell behind at 80 % of a burst's rate (`npm run bench`, twice, where it had kept
- * up). A slice of a few milliseconds keeps the waits short and gave the pipeline back most of its
- * pace.
+ * before it gives it back. A whole batch worked in one go held requests up for tens of
+ * milliseconds, enough to reach the creates' p99; giving the loop back before every ticket made
+ * each ticket wait a whole turn of request work and the pipeline fall behind. A slice of a few
+ * milliseconds keeps both short.
  */
 const sliceMillis = 4
 
