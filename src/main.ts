@@ -4,6 +4,7 @@ import { Layer, Logger, References } from "effect"
 import { appLayer } from "./App.ts"
 import { AppConfig } from "./Config.ts"
 import { createServer, requestTimeouts } from "./Http/NodeServer.ts"
+import { jsonLogger, textLogger } from "./Observability/Logging.ts"
 import * as Tracing from "./Observability/Tracing.ts"
 import { reportingRefusals } from "./Startup.ts"
 
@@ -14,7 +15,7 @@ const MainLive = Layer.unwrap(AppConfig.useSync((config) =>
     host: config.host
   })).pipe(
     Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
-    Layer.provide(config.logFormat === "json" ? Logger.layer([Logger.consoleJson]) : Layer.empty),
+    Layer.provide(Logger.layer([config.logFormat === "json" ? jsonLogger : textLogger])),
     Layer.provide(Tracing.layer(config))
   )
 )).pipe(Layer.provide(AppConfig.layer))

@@ -97,6 +97,34 @@ describe.each(databaseKinds)("request logs on %s", (kind) => {
     }), 60_000)
 })
 
+describe("LOG_FORMAT=text", () => {
+  it.live("writes a request as one line, its annotations as key=value", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase("pglite")
+      const service = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
+            ...database,
+            DATABASE_URL: "",
+            REDIS_URL: "",
+            ADMIN_TOKEN: "",
+            LOG_LEVEL: "info",
+            REQUEST_LOG: "true",
+            LOG_FORMAT: "text"
+          })
+        ),
+        (service) => Effect.promise(() => service.stop())
+      )
+      yield* Effect.promise(() => fetch(`${service.baseUrl}/nowhere`, { headers: { "x-request-id": "text-line" } }))
+      yield* Effect.promise(() => service.stop())
+      const lines = service.output().split("\n").filter((line) => line.includes("text-line"))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(#\d+\): request request_id=text-line method=GET route=unmatched status=404 duration_ms=[\d.]+$/
+      )
+    }), 120_000)
+})
+
 describe("LOG_FORMAT=json", () => {
   it.live("makes every line the running service writes one JSON object: the start-up facts and keys, and request lines with their annotations", () =>
     Effect.gen(function*() {
@@ -138,5 +166,38 @@ describe("LOG_FORMAT=json", () => {
         message: "request",
         annotations: expect.objectContaining({ request_id: "json-line", method: "GET", route: "unmatched", status: 404 })
       }))
+    }), 120_000)
+
+  it.live("names the trace and span of a traced request's line, the ones its traceparent carried on", () =>
+    Effect.gen(function*() {
+      const database = yield* freshDatabase("pglite")
+      const service = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
+            ...database,
+            DATABASE_URL: "",
+            REDIS_URL: "",
+            ADMIN_TOKEN: "",
+            LOG_LEVEL: "info",
+            REQUEST_LOG: "true",
+            LOG_FORMAT: "json",
+            // nothing listens there: the spans are made and dropped, which is all this needs
+            OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+            OTEL_TRACES_SAMPLER_ARG: "1"
+          })
+        ),
+        (service) => Effect.promise(() => service.stop())
+      )
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+      yield* Effect.promise(() =>
+        fetch(`${service.baseUrl}/health`, {
+          headers: { "x-request-id": "traced-line", traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
+        })
+      )
+      yield* Effect.promise(() => service.stop())
+      const line = service.output().split("\n").filter((text) => text.startsWith("{")).map((text) => JSON.parse(text))
+        .find((entry) => entry.annotations?.request_id === "traced-line")
+      expect(line).toMatchObject({ trace_id: traceId, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) })
+      expect(line.span_id).not.toBe("00f067aa0ba902b7")
     }), 120_000)
 })
