@@ -168,6 +168,9 @@ describe.each(databaseKinds)("start-up on %s", (kind) => {
       expect(output).toContain("  error tracker: Sentry at 127.0.0.1:9, organization acme")
       for (const secret of secrets) expect(output).not.toContain(secret)
     }
+    // and a line when it stops
+    await service.stop()
+    expect(service.output()).toContain("shutting down: finishing what is in flight")
   }, 120_000)
 })
 

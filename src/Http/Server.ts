@@ -1,4 +1,4 @@
-import { ByteSize, Effect, Latch, Layer } from "effect"
+import { ByteSize, Duration, Effect, Latch, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -85,7 +85,13 @@ export const serving = <A, E, R, E2, R2, E3, R3, E4, R4, E5, R5>(parts: {
       yield* readiness.started
       // registered last, so run first when the process stops; a balancer learns of it only at
       // its next probe, and meanwhile the instance keeps taking what it is sent
-      yield* Effect.addFinalizer(() => Effect.andThen(readiness.stopping, Effect.sleep(shutdownDrain)))
+      yield* Effect.addFinalizer(() =>
+        Effect.logInfo(
+          Duration.isZero(shutdownDrain)
+            ? "shutting down: finishing what is in flight"
+            : `shutting down: answering not ready for ${Duration.format(shutdownDrain)} (SHUTDOWN_DRAIN), then finishing what is in flight`
+        ).pipe(Effect.andThen(readiness.stopping), Effect.andThen(Effect.sleep(shutdownDrain)))
+      )
     }))
     return ready.pipe(
       Layer.provide(parts.startup),
