@@ -4,13 +4,15 @@ import { Cause, Config, Console, Effect, Layer, Option, Runtime, Schema, SchemaI
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import { SqlError } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
+import { Agents } from "../Admin/Agents.ts"
 import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
 import { DataDirInUse } from "../Database/DataDirLock.ts"
 import * as App from "../App.ts"
 import { seedDemo } from "../Demo/Demo.ts"
-import { isApiError } from "../Domain/Errors.ts"
+import { isApiError, ValidationError } from "../Domain/Errors.ts"
 import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
+import { AgentList, CreateAgentInput } from "../Domain/Project.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import {
   type AdminTicket,
@@ -24,16 +26,37 @@ import { Projects } from "../Projects/Projects.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
 
 /** The services of the HTTP API that the commands use, from the app graph, over the database the settings name. */
-const ServicesForCli = Layer.mergeAll(App.ProjectsLive, App.ArticlesLive, App.TicketsLive, App.AdminTokenLive).pipe(
+const ServicesForCli = Layer.mergeAll(
+  App.ProjectsLive,
+  App.ArticlesLive,
+  App.TicketsLive,
+  App.AdminTokenLive,
+  App.liveServices.agents
+).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
   Layer.provideMerge(NodeServices.layer)
 )
 
+/** How a person invokes the CLI (README), so help and errors name commands as they are typed. */
+const self = "npm run cli --"
+
 /** A mistake of the person at the keyboard: shown as one line on stderr, exit status 1. */
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The API fields a person types under another name here; the API's messages start with the field they are about. */
+const typedAs: Record<string, string> = {
+  author_email: "--author-email",
+  contact_email: "--contact-email",
+  assignee_email: "<agent-email>",
+  email: "--email",
+  name: "--name"
+}
+
+/** An API message (`author_email must …`) in the terms of the command line (`--author-email must …`). */
+const inCliTerms = (message: string) => message.replace(/^[a-z_]+\b/, (field) => typedAs[field] ?? field)
 
 /** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under a driver's summary. */
 const rootMessage = (error: unknown): string | undefined => {
@@ -53,7 +76,7 @@ const rootMessage = (error: unknown): string | undefined => {
  * Anything else is left as it is, for the last-resort report.
  */
 const forPerson = (error: unknown): unknown => {
-  if (isApiError(error)) return userError(error.message)
+  if (isApiError(error)) return userError(inCliTerms(error.message))
   if (error instanceof DataDirInUse) return userError(error.message)
   if (error instanceof Config.ConfigError) {
     const issue = error.cause._tag === "SchemaError" ? formatIssues(error.cause.issue).issues[0] : undefined
@@ -87,13 +110,13 @@ const operating = <Input, E, R>(work: (input: Input) => Effect.Effect<void, E, R
   )
 
 const project = Flag.String("project").pipe(
-  Flag.withDescription("project id (`support projects list` shows them)"),
-  Flag.filterMap(Schema.decodeUnknownOption(ProjectId), () => "a project id as `support projects list` shows them")
+  Flag.withDescription(`project id (\`${self} projects list\` shows them)`),
+  Flag.filterMap(Schema.decodeUnknownOption(ProjectId), () => `a project id as \`${self} projects list\` shows them`)
 )
 
 /** The project of that id; a user error naming it when there is none, or when it is no project id at all. */
 const requireProject = Effect.fn(function*(projectId: string) {
-  const noProject = userError(`no project ${projectId} (\`support projects list\` shows the projects)`)
+  const noProject = userError(`no project ${projectId} (\`${self} projects list\` shows the projects)`)
   const id = yield* Schema.decodeUnknownEffect(ProjectId)(projectId).pipe(Effect.mapError(() => noProject))
   yield* (yield* Projects).requireProject(id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noProject)))
   return id
@@ -177,9 +200,9 @@ const articlesImport = Command.make("import", {
     ].join("\n  "))
   )
 
-/** A project id as the first argument of a command about one project's tickets. */
+/** A project id as the first argument of a command about one project's tickets or agents. */
 const projectArgument = Argument.String("project-id").pipe(
-  Argument.withDescription("project id (`support projects list` shows them)")
+  Argument.withDescription(`project id (\`${self} projects list\` shows them)`)
 )
 
 const ticketArgument = Argument.String("ticket").pipe(Argument.withDescription("the ticket's id, or its number (12 or #12)"))
@@ -192,7 +215,8 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
  */
 const decodeAs = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => (input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input).pipe(
-    Effect.mapError((error) => userError(formatIssues(error.issue).issues[0]?.message ?? "the input is not valid"))
+    // the API's own error, so its message reaches the person as the API's other refusals do
+    Effect.mapError((error) => new ValidationError({ message: formatIssues(error.issue).issues[0]?.message ?? "the input is not valid" }))
   )
 
 /** The project, then the ticket in it (by id or number); either missing is the person's mistake. */
@@ -338,6 +362,35 @@ const ticketsStatus = ticketsChange(
   "move a ticket to another status"
 )
 
+const agentsCreate = Command.make("create", {
+  project: projectArgument,
+  email: Flag.String("email").pipe(Flag.withDescription("the agent's address, as replies and assignments name it")),
+  name: Flag.String("name").pipe(Flag.withDescription("the agent's name, as contacts see it")),
+  json
+}, operating(({ email, json, name, project }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(CreateAgentInput)({ email, name })
+    const projectId = yield* requireProject(project)
+    const created = yield* (yield* Agents).create(projectId, input.email, input.name)
+    yield* json ? printJson(created) : Console.log(`agent id: ${created.agent_id}\nemail:    ${created.email}\nname:     ${created.name}`)
+  }))).pipe(Command.withDescription("add an agent to a project, to reply as and assign tickets to"))
+
+const agentsTable = (list: typeof AgentList.Type) =>
+  list.agents.length === 0 ? "no agents" : table([
+    ["EMAIL", "CREATED", "NAME"],
+    ...list.agents.map((agent) => [agent.email, agent.created_at.slice(0, 16).replace("T", " "), agent.name])
+  ])
+
+const agentsList = Command.make(
+  "list",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const list = yield* (yield* Agents).list(yield* requireProject(project))
+      yield* json ? printJson(list) : Console.log(agentsTable(list))
+    }))
+).pipe(Command.withDescription("list a project's agents by address"))
+
 const demo = Command.make(
   "demo",
   {},
@@ -363,12 +416,26 @@ const adminToken = Command.make(
     }))
 ).pipe(Command.withDescription("print the admin token (ADMIN_TOKEN, or the one generated for the embedded database)"))
 
-const cli = Command.make("support").pipe(
+const cli = Command.make(self).pipe(
   Command.withSubcommands([
-    Command.make("projects").pipe(Command.withSubcommands([projectsCreate, projectsList])),
-    Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysRevoke])),
-    Command.make("articles").pipe(Command.withSubcommands([articlesImport])),
+    Command.make("projects").pipe(
+      Command.withDescription("create and list projects"),
+      Command.withSubcommands([projectsCreate, projectsList])
+    ),
+    Command.make("keys").pipe(
+      Command.withDescription("issue and revoke a project's API keys"),
+      Command.withSubcommands([keysCreate, keysRevoke])
+    ),
+    Command.make("agents").pipe(
+      Command.withDescription("add and list the agents who answer a project's tickets"),
+      Command.withSubcommands([agentsCreate, agentsList])
+    ),
+    Command.make("articles").pipe(
+      Command.withDescription("import a project's help-centre articles"),
+      Command.withSubcommands([articlesImport])
+    ),
     Command.make("tickets").pipe(
+      Command.withDescription("list, show, answer, assign and move a project's tickets"),
       Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus])
     ),
     demo,

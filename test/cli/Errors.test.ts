@@ -19,7 +19,7 @@ describe.each(databaseKinds)("operator CLI user errors on %s", (kind) => {
     Effect.gen(function*() {
       const env = yield* freshDatabase(kind)
       const run = yield* cli(env, "keys", "create", "--project", unknownId)
-      expectOneLineError(run, new RegExp(`^error: no project ${unknownId} \\(\`support projects list\` shows the projects\\)$`))
+      expectOneLineError(run, new RegExp(`^error: no project ${unknownId} \\(\`npm run cli -- projects list\` shows the projects\\)$`))
     }), 120_000)
 
   it.live("a --project that is not a project id", () =>
@@ -74,14 +74,14 @@ describe("operator CLI without a database", () => {
     Effect.gen(function*() {
       const run = yield* cli(yield* unreachable, "articles", "import", "--help")
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
-      expect(run.stdout).toContain("support articles import")
+      expect(run.stdout).toContain("npm run cli -- articles import")
       expect(run.stdout).toContain("--publish publishes every file and --no-publish none")
     }), 60_000)
 
   it.live("a mistyped command line gets its mistake in one line, not a page of help", () =>
     Effect.gen(function*() {
       const run = yield* cli(yield* unreachable, "keys", "create")
-      expectOneLineError(run, /^error: Missing required flag: --project — see `support keys create --help`$/)
+      expectOneLineError(run, /^error: Missing required flag: --project — see `npm run cli -- keys create --help`$/)
     }), 60_000)
 
   it.live("a database that cannot be reached", () =>

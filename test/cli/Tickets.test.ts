@@ -105,7 +105,7 @@ describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
       failedWith(yield* cli(env, "tickets", "list", projectId, "--cursor", "nonsense"), "cursor is not valid")
       failedWith(
         yield* cli(env, "tickets", "list", unknown),
-        `no project ${unknown} (\`support projects list\` shows the projects)`
+        `no project ${unknown} (\`npm run cli -- projects list\` shows the projects)`
       )
       failedWith(yield* cli(env, "tickets", "show", projectId, "7"), `no ticket 7 in project ${projectId}`)
       failedWith(
@@ -114,7 +114,7 @@ describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
       )
       failedWith(
         yield* cli(env, "tickets", "assign", projectId, "1", "nobody@support.example"),
-        "assignee_email must be the address of an agent of this project"
+        "<agent-email> must be the address of an agent of this project"
       )
       failedWith(yield* cli(env, "tickets", "reply", projectId, "1", "   "), "body is required")
       const read = JSON.parse(succeeded(yield* cli(env, "tickets", "show", projectId, "1", "--json")))
