@@ -97,24 +97,28 @@ describe.each(databaseKinds)("request logs on %s", (kind) => {
     }), 60_000)
 })
 
+/** The service as its own process on a fresh embedded database, logging every request, with `settings`. */
+const runningService = (settings: Record<string, string>) =>
+  Effect.flatMap(freshDatabase("pglite"), (database) =>
+    Effect.acquireRelease(
+      Effect.promise(() =>
+        startServiceProcess(process.execPath, [`${root}src/main.ts`], {
+          ...database,
+          DATABASE_URL: "",
+          REDIS_URL: "",
+          ADMIN_TOKEN: "",
+          LOG_LEVEL: "info",
+          REQUEST_LOG: "true",
+          ...settings
+        })
+      ),
+      (service) => Effect.promise(() => service.stop())
+    ))
+
 describe("LOG_FORMAT=text", () => {
   it.live("writes a request as one line, its annotations as key=value", () =>
     Effect.gen(function*() {
-      const database = yield* freshDatabase("pglite")
-      const service = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
-            ...database,
-            DATABASE_URL: "",
-            REDIS_URL: "",
-            ADMIN_TOKEN: "",
-            LOG_LEVEL: "info",
-            REQUEST_LOG: "true",
-            LOG_FORMAT: "text"
-          })
-        ),
-        (service) => Effect.promise(() => service.stop())
-      )
+      const service = yield* runningService({ LOG_FORMAT: "text" })
       yield* Effect.promise(() => fetch(`${service.baseUrl}/nowhere`, { headers: { "x-request-id": "text-line" } }))
       yield* Effect.promise(() => service.stop())
       const lines = service.output().split("\n").filter((line) => line.includes("text-line"))
@@ -128,21 +132,7 @@ describe("LOG_FORMAT=text", () => {
 describe("LOG_FORMAT=json", () => {
   it.live("makes every line the running service writes one JSON object: the start-up facts and keys, and request lines with their annotations", () =>
     Effect.gen(function*() {
-      const database = yield* freshDatabase("pglite")
-      const service = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
-            ...database,
-            DATABASE_URL: "",
-            REDIS_URL: "",
-            ADMIN_TOKEN: "",
-            LOG_LEVEL: "info",
-            REQUEST_LOG: "true",
-            LOG_FORMAT: "json"
-          })
-        ),
-        (service) => Effect.promise(() => service.stop())
-      )
+      const service = yield* runningService({ LOG_FORMAT: "json" })
       const answer = yield* Effect.promise(() => fetch(`${service.baseUrl}/nowhere`, { headers: { "x-request-id": "json-line" } }))
       expect(answer.status).toBe(404)
       yield* Effect.promise(() => service.stop())
@@ -170,24 +160,12 @@ describe("LOG_FORMAT=json", () => {
 
   it.live("names the trace and span of a traced request's line, the ones its traceparent carried on", () =>
     Effect.gen(function*() {
-      const database = yield* freshDatabase("pglite")
-      const service = yield* Effect.acquireRelease(
-        Effect.promise(() =>
-          startServiceProcess(process.execPath, [`${root}src/main.ts`], {
-            ...database,
-            DATABASE_URL: "",
-            REDIS_URL: "",
-            ADMIN_TOKEN: "",
-            LOG_LEVEL: "info",
-            REQUEST_LOG: "true",
-            LOG_FORMAT: "json",
-            // nothing listens there: the spans are made and dropped, which is all this needs
-            OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
-            OTEL_TRACES_SAMPLER_ARG: "1"
-          })
-        ),
-        (service) => Effect.promise(() => service.stop())
-      )
+      // nothing listens there: the spans are made and dropped, which is all this needs
+      const service = yield* runningService({
+        LOG_FORMAT: "json",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+        OTEL_TRACES_SAMPLER_ARG: "1"
+      })
       const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
       yield* Effect.promise(() =>
         fetch(`${service.baseUrl}/health`, {
