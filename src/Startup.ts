@@ -203,13 +203,21 @@ const listenRefusal = (error: unknown) => {
 export const refusalOf = (cause: Cause.Cause<unknown>): string | undefined => {
   for (const reason of cause.reasons) {
     const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
-    if (error instanceof DataDirInUse) return error.message
-    if (error instanceof HttpServerError.ServeError) return listenRefusal(error.cause)
-    if (error instanceof Config.ConfigError) return settingRefusal(error)
-    const database = SqlError.isSqlError(error) ? databaseRefusal(error) : undefined
-    if (database !== undefined) return database
+    const refusal = refusalOfError(error)
+    if (refusal !== undefined) return refusal
   }
   return undefined
+}
+
+/**
+ * One failure as the line a person can act on, shared by the service and the CLI so that both
+ * name a bad setting or an unreachable database in the same words; undefined when it is a defect.
+ */
+export const refusalOfError = (error: unknown): string | undefined => {
+  if (error instanceof DataDirInUse) return error.message
+  if (error instanceof HttpServerError.ServeError) return listenRefusal(error.cause)
+  if (error instanceof Config.ConfigError) return settingRefusal(error)
+  return SqlError.isSqlError(error) ? databaseRefusal(error) : undefined
 }
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -226,13 +234,16 @@ const settingRefusal = (error: Config.ConfigError) => {
   return name === "" ? message : `${name} is not valid: ${message.charAt(0).toLowerCase()}${message.slice(1)}`
 }
 
-/** The innermost message of an error's causes: the driver's own words (ECONNREFUSED, a server's reply). */
+/** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under a driver's summary. */
 const rootMessage = (error: unknown): string => {
-  let current = error
-  while (typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined) {
-    current = current.cause
+  let message = String(error)
+  // a chain may loop back on itself (an error and its reason sharing one cause)
+  for (const seen = new Set<unknown>(); typeof error === "object" && error !== null && !seen.has(error);) {
+    seen.add(error)
+    if (error instanceof Error && error.message !== "") message = error.message
+    error = (error as { cause?: unknown }).cause
   }
-  return current instanceof Error ? current.message : String(current)
+  return message
 }
 
 /**

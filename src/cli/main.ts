@@ -1,19 +1,18 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Config, Console, Effect, Layer, Option, Runtime, Schema, SchemaIssue } from "effect"
+import { Cause, Console, Effect, Layer, Option, Runtime, Schema, SchemaIssue } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
-import { SqlError } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
 import { Agents } from "../Admin/Agents.ts"
 import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
-import { DataDirInUse } from "../Database/DataDirLock.ts"
 import * as App from "../App.ts"
 import { seedDemo } from "../Demo/Demo.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
 import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
 import { AgentList, CreateAgentInput } from "../Domain/Project.ts"
 import { serviceVersion } from "../Health/Version.ts"
+import { refusalOfError } from "../Startup.ts"
 import {
   type AdminTicket,
   AgentMessageInput,
@@ -58,18 +57,6 @@ const typedAs: Record<string, string> = {
 /** An API message (`author_email must …`) in the terms of the command line (`--author-email must …`). */
 const inCliTerms = (message: string) => message.replace(/^[a-z_]+\b/, (field) => typedAs[field] ?? field)
 
-/** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under a driver's summary. */
-const rootMessage = (error: unknown): string | undefined => {
-  let message: string | undefined
-  // a chain may loop back on itself (an error and its reason sharing one cause)
-  for (const seen = new Set<unknown>(); typeof error === "object" && error !== null && !seen.has(error);) {
-    seen.add(error)
-    if (error instanceof Error && error.message !== "") message = error.message
-    error = (error as { cause?: unknown }).cause
-  }
-  return message
-}
-
 /**
  * The failures a person can act on, as a user error with a message that says what to do: the
  * domain errors of the services, a setting that does not parse, a database that cannot be reached.
@@ -77,20 +64,8 @@ const rootMessage = (error: unknown): string | undefined => {
  */
 const forPerson = (error: unknown): unknown => {
   if (isApiError(error)) return userError(inCliTerms(error.message))
-  if (error instanceof DataDirInUse) return userError(error.message)
-  if (error instanceof Config.ConfigError) {
-    const issue = error.cause._tag === "SchemaError" ? formatIssues(error.cause.issue).issues[0] : undefined
-    const setting = (issue?.path ?? []).map(String).join(".")
-    const message = issue?.message ?? error.message
-    return userError(`invalid setting${setting === "" || message.startsWith(setting) ? "" : ` ${setting}`}: ${message}`)
-  }
-  if (
-    SqlError.isSqlError(error) &&
-    (error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError")
-  ) {
-    return userError(`cannot use the database of DATABASE_URL: ${rootMessage(error) ?? error.message}`)
-  }
-  return error
+  const refusal = refusalOfError(error)
+  return refusal === undefined ? error : userError(refusal)
 }
 
 /**
