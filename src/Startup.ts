@@ -110,7 +110,7 @@ const bannerLines = (config: Settings, facts: StartupFacts): Array<string> => {
       "A demo project was created on this new embedded database. The keys are shown only this once:",
       `  project id:  ${demo.projectId}`,
       `  full key:    ${demo.fullKey}`,
-      `  widget key:  ${demo.widgetKey}   (for the website widget; it can only file and read tickets)`,
+      `  widget key:  ${demo.widgetKey}   (for web pages: files tickets, answers its visitors' own, searches articles)`,
       `  ${demo.articles} help-centre articles are published.`,
       "",
       "Try it:",
