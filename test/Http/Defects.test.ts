@@ -1,6 +1,6 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { AppConfig } from "../../src/Config.ts"
@@ -11,6 +11,14 @@ import { testSettings } from "../support/Settings.ts"
 import { adminToken, apiClient } from "../support/TestServer.ts"
 
 class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
+
+/** Every line the server logs, with its level and annotations, to count what one defect leaves. */
+const logged: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown>; readonly hasCause: boolean }> = []
+const capturing = Logger.layer([
+  Logger.make(({ cause, fiber, logLevel, message }) => {
+    logged.push({ level: logLevel, message, annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }, hasCause: cause.reasons.length > 0 })
+  })
+])
 
 /** The real server, with a Tickets service whose every call dies the way a broken query would. */
 const brokenTickets = Layer.unwrap(Effect.gen(function*() {
@@ -32,7 +40,8 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
   const http = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
   const server = App.httpLayer(http, Layer.empty, { ...App.liveServices, tickets: Layer.succeed(Tickets, tickets) }).pipe(
     Layer.provideMerge(Layer.succeed(AppConfig, config)),
-    Layer.provideMerge(NodeHttpServer.layerHttpServices)
+    Layer.provideMerge(NodeHttpServer.layerHttpServices),
+    Layer.provide(capturing)
   )
   return Layer.effect(
     BaseUrl,
@@ -65,6 +74,11 @@ describe("a defect", () => {
         })
         expect(text).not.toContain("secret_internal_table")
         expect(text).not.toContain("at ")
+        // logged once, as an error with its cause and request id
+        const errors = logged.filter((line) => line.level === "Error" || line.level === "Fatal")
+        expect(errors.map((line) => [line.message, line.annotations["request_id"], line.hasCause])).toEqual([
+          [["unexpected failure"], "req-500", true]
+        ])
       }))
   })
 })
