@@ -311,7 +311,7 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       yield* Fiber.interrupt(claimer)
       const size = yield* FiberSet.size(running)
       if (size === 0) return
-      yield* Effect.logInfo(`waiting up to ${Duration.format(config.jobShutdownGrace)} for ${size} jobs in hand`)
+      yield* Effect.logInfo(`waiting up to ${Duration.format(config.jobShutdownGrace)} for ${size} ${size === 1 ? "job" : "jobs"} in hand`)
       // a finalizer is uninterruptible: without this the time box could not stop the wait
       const done = yield* FiberSet.awaitEmpty(running).pipe(
         Effect.interruptible,

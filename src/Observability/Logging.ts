@@ -27,13 +27,14 @@ export const textLogger = Logger.make(({ cause, date, fiber, logLevel, message }
 })
 
 /**
- * Effect's JSON lines, with the trace and span of the fiber that logged, when it is traced, so a
+ * Effect's JSON lines, with the trace and span of the fiber that logged, when its trace is kept, so a
  * log line can be found from its trace and the other way round.
  */
 export const jsonLogger = Logger.make((options) => {
   const entry = Logger.formatStructured.log(options)
   const span = Context.getOrUndefined(options.fiber.context, Tracer.ParentSpan)
   globalThis.console.log(
-    Formatter.formatJson(span === undefined ? entry : { ...entry, trace_id: span.traceId, span_id: span.spanId })
+    // a span the sampler dropped names no trace anyone can find, so it adds no ids
+    Formatter.formatJson(span?.sampled === true ? { ...entry, trace_id: span.traceId, span_id: span.spanId } : entry)
   )
 })

@@ -172,10 +172,20 @@ describe("LOG_FORMAT=json", () => {
           headers: { "x-request-id": "traced-line", traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
         })
       )
+      // a caller that does not keep its trace: no span is kept, so the line names none
+      yield* Effect.promise(() =>
+        fetch(`${service.baseUrl}/health`, {
+          headers: { "x-request-id": "dropped-line", traceparent: `00-${traceId}-00f067aa0ba902b7-00` }
+        })
+      )
       yield* Effect.promise(() => service.stop())
-      const line = service.output().split("\n").filter((text) => text.startsWith("{")).map((text) => JSON.parse(text))
-        .find((entry) => entry.annotations?.request_id === "traced-line")
+      const lines = service.output().split("\n").filter((text) => text.startsWith("{")).map((text) => JSON.parse(text))
+      const line = lines.find((entry) => entry.annotations?.request_id === "traced-line")
       expect(line).toMatchObject({ trace_id: traceId, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) })
       expect(line.span_id).not.toBe("00f067aa0ba902b7")
+      const dropped = lines.find((entry) => entry.annotations?.request_id === "dropped-line")
+      expect(dropped).toMatchObject({ message: "request" })
+      expect(dropped).not.toHaveProperty("trace_id")
+      expect(dropped).not.toHaveProperty("span_id")
     }), 120_000)
 })
