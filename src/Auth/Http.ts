@@ -32,7 +32,8 @@ export const ProjectAuthLive = Layer.effect(
 
     const clientAddress = (request: HttpServerRequest.HttpServerRequest) => {
       const forwarded = request.headers["x-forwarded-for"]
-      if (config.trustProxy && forwarded !== undefined) return forwarded.split(",")[0]!.trim()
+      // the last entry is the one the proxy appended; those before it are the client's to write
+      if (config.trustProxy && forwarded !== undefined) return forwarded.split(",").at(-1)!.trim()
       return Option.getOrElse(request.remoteAddress, () => "unknown")
     }
 

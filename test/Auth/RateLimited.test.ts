@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { HttpApiTest } from "effect/http-api"
+import { HttpClientRequest } from "effect/http"
+import { HttpApiMiddleware, HttpApiTest } from "effect/http-api"
 import { Api } from "../../src/Api.ts"
 import { Articles } from "../../src/Articles/Articles.ts"
 import { ArticlesHttpLive } from "../../src/Articles/Http.ts"
@@ -15,6 +16,8 @@ import { RateLimited } from "../../src/Domain/Errors.ts"
 import { ApiKeyId, ProjectId } from "../../src/Domain/Ids.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { RateLimit } from "../../src/RateLimit/RateLimit.ts"
+import { testSettings } from "../support/Settings.ts"
+import { AppConfig } from "../../src/Config.ts"
 import { defaultSettings, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
@@ -50,10 +53,10 @@ const budgets = (over: ReadonlySet<string>, asked: Array<string>) =>
   })
 
 /** The articles group with the real key middleware over `rateLimit`; the builder also looks the middleware up itself. */
-const served = (rateLimit: Layer.Layer<RateLimit>) =>
+const served = (rateLimit: Layer.Layer<RateLimit>, settings: Layer.Layer<AppConfig> = defaultSettings) =>
   ArticlesHttpLive.pipe(
     Layer.provide(articles),
-    Layer.provideMerge(ProjectAuthLive.pipe(Layer.provide([projects, rateLimit, defaultSettings]))),
+    Layer.provideMerge(ProjectAuthLive.pipe(Layer.provide([projects, rateLimit, settings]))),
     Layer.provideMerge(Layer.mergeAll(standInMiddleware.adminAuth, standInMiddleware.idempotent, platform))
   )
 
@@ -90,5 +93,18 @@ describe("the rate limiter, swapped for a mock", () => {
       expect(asked).toHaveLength(1)
       expect(asked[0]).toMatch(/^addr:/)
     }).pipe(Effect.provide([served(budgets(new Set(["addr:unknown"]), asked)), bearer("tf_guessed")]))
+  })
+
+  it.effect("behind a trusted proxy, counts the address the proxy appended, not one the client wrote", () => {
+    const asked: Array<string> = []
+    // a client's own X-Forwarded-For, to which the proxy appends the address it saw
+    const forwarded = HttpApiMiddleware.layerClient(ProjectAuth, ({ next, request }) =>
+      next(HttpClientRequest.setHeader(HttpClientRequest.bearerToken(request, "tf_guessed"), "x-forwarded-for", "198.51.100.1, 203.0.113.9")))
+    const behindProxy = Layer.effect(AppConfig, testSettings({ TRUST_PROXY: "true" }))
+    return Effect.gen(function*() {
+      const client = yield* HttpApiTest.groups(Api, ["articles"])
+      yield* Effect.flip(client.articles.search({ query: { q: "refund" } }))
+      expect(asked).toEqual(["addr:203.0.113.9"])
+    }).pipe(Effect.provide([served(budgets(new Set(["addr:203.0.113.9"]), asked), behindProxy), forwarded, standInClient.adminAuth]))
   })
 })
