@@ -246,3 +246,67 @@ export const coloursOf = (locator: Locator) =>
     }
     return { text, background: "rgb(255, 255, 255)" }
   })
+
+/** A band of colour a focus style draws around an element: its outline, or a solid box-shadow. */
+export interface Ring {
+  readonly source: "outline" | "box-shadow"
+  readonly colour: string
+  readonly width: number
+}
+
+/**
+ * The rings of an element's current style: the outline, and every box-shadow that is a band (no
+ * offset, no blur, a spread) rather than a soft drop shadow.
+ */
+export const ringsOf = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const style = getComputedStyle(element)
+    const rings: Array<{ source: "outline" | "box-shadow"; colour: string; width: number }> = []
+    if (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) {
+      rings.push({ source: "outline", colour: style.outlineColor, width: parseFloat(style.outlineWidth) })
+    }
+    for (const shadow of style.boxShadow === "none" ? [] : style.boxShadow.split(/,(?![^(]*\))/)) {
+      const colour = /rgba?\([^)]*\)/.exec(shadow)?.[0]
+      const [x, y, blur, spread] = (shadow.replace(/rgba?\([^)]*\)/, "").match(/-?[\d.]+px/g) ?? []).map(parseFloat)
+      if (colour && !/inset/.test(shadow) && x === 0 && y === 0 && blur === 0 && spread! > 0) {
+        rings.push({ source: "box-shadow", colour, width: spread! })
+      }
+    }
+    return rings
+  })
+
+/** The RGBA bytes of a PNG (a screenshot), decoded by the page's own canvas. */
+export const decodePng = async (page: Page, png: Buffer) => {
+  const base64 = await page.evaluate(async (src) => {
+    const image = new Image()
+    image.src = src
+    await image.decode()
+    const canvas = document.createElement("canvas")
+    canvas.width = image.naturalWidth
+    canvas.height = image.naturalHeight
+    const context = canvas.getContext("2d")!
+    context.drawImage(image, 0, 0)
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data
+    // as base64: a long array of numbers takes seconds to cross to Node
+    let binary = ""
+    for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000))
+    return btoa(binary)
+  }, `data:image/png;base64,${png.toString("base64")}`)
+  return Buffer.from(base64, "base64")
+}
+
+/**
+ * WCAG 2.2's measure of a focus indicator (2.4.13): the area, in CSS px², whose pixels change by
+ * at least `ratio` between two screenshots of the same clip, unfocused and focused.
+ */
+export const changedArea = async (page: Page, unfocused: Buffer, focused: Buffer, scale: number, ratio = 3) => {
+  const [a, b] = [await decodePng(page, unfocused), await decodePng(page, focused)]
+  if (a.length !== b.length) throw new Error("screenshots of different sizes")
+  let changed = 0
+  for (let i = 0; i < a.length; i += 4) {
+    const before: Rgba = [a[i]!, a[i + 1]!, a[i + 2]!, 1]
+    const after: Rgba = [b[i]!, b[i + 1]!, b[i + 2]!, 1]
+    if (contrast(before, after) >= ratio) changed++
+  }
+  return changed / (scale * scale)
+}

@@ -13,7 +13,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { layer, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { type Browser, chromium, type Request } from "playwright-core"
@@ -31,6 +31,7 @@ import {
 } from "../support/TestServer.ts"
 import {
   artifactsDir,
+  changedArea,
   chromiumPath,
   coloursOf,
   contrast,
@@ -44,6 +45,7 @@ import {
   idle,
   openPanel,
   parseCssColour,
+  ringsOf,
   type Session,
   startHostSite,
   widget,
@@ -95,11 +97,11 @@ const createArticle = (
   call(server, adminToken, (api) =>
     api.admin.createArticle({ params: { pid: projectId }, payload, responseMode: "decoded-and-response" }))
 
-/** The ticket number the status line shows, once it shows one. */
+/** The ticket number the confirmation shows, once it shows one. */
 const shownTicketNumber = async (session: Session) => {
-  const status = widget(session.page, "status")
-  await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/#\d+/)
-  return Number(/#(\d+)/.exec((await status.textContent())!)![1])
+  const confirmation = widget(session.page, "confirmation")
+  await expect.poll(() => confirmation.textContent(), { timeout: 20_000 }).toMatch(/#\d+/)
+  return Number(/#(\d+)/.exec((await confirmation.textContent())!)![1])
 }
 
 let browser: Browser
@@ -486,10 +488,10 @@ describeNeeding(missing, "widget in Chromium", () => {
           await field(page, "priority").selectOption({ label: high! })
           await widget(page, "submit").click()
           const number = await shownTicketNumber(session)
-          // the status line is announced to screen readers
-          const status = widget(page, "status")
+          // the confirmation is announced to screen readers
+          const confirmation = widget(page, "confirmation")
           expect(
-            (await status.getAttribute("aria-live")) ?? ((await status.getAttribute("role")) === "status" ? "polite" : null)
+            (await confirmation.getAttribute("aria-live")) ?? ((await confirmation.getAttribute("role")) === "status" ? "polite" : null)
           ).toMatch(/polite|assertive/)
           expect(await widget(page, "error").textContent()).toBe("")
 
@@ -552,7 +554,7 @@ describeNeeding(missing, "widget in Chromium", () => {
           )
         ])
         expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
-        expect(await widget(page, "status").textContent()).not.toMatch(/#\d+/)
+        expect(await widget(page, "confirmation").textContent()).not.toMatch(/#\d+/)
 
         // the subject field stops at the service's 200 characters, so that limit never costs a round trip
         await field(page, "subject").fill(`${word} ${"x".repeat(1000)}`)
@@ -785,6 +787,210 @@ describeNeeding(missing, "widget in Chromium", () => {
           })
         }
       )
+    })
+
+    // ---- 8b. focus ring, validation, kept contact details and confirmation, by keyboard ----------------
+
+    const focusPages: ReadonlyArray<[string, string, string | undefined]> = [
+      ["white", "#ffffff", undefined],
+      ["black", "#000000", undefined],
+      ["white", "#ffffff", "#fde047"],
+      ["black", "#000000", "#fde047"]
+    ]
+    for (const [pageName, background, colour] of focusPages) {
+      const shot = `widget-focus-${colour === undefined ? "" : "yellow-"}${pageName}.png`
+      browserTest(`the launcher's focus ring after Escape is visible on a ${pageName} page (${colour ?? "default colour"}): 3:1 at least`, async (server, { widgetKey }) => {
+        const scale = 2
+        await onPage(
+          {
+            scriptFrom: server.baseUrl,
+            config: config(server, widgetKey, colour === undefined ? {} : { color: colour }),
+            head: `<style>html, body { background: ${background}; color: ${background === "#000000" ? "#fff" : "#000"} }</style>`
+          },
+          async ({ page }) => {
+            const launcher = widget(page, "launcher")
+            await launcher.waitFor({ state: "visible" })
+            const box = (await launcher.boundingBox())!
+            const margin = 24
+            const clip = { x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin }
+            const unfocused = await page.screenshot({ clip })
+
+            await openPanel(page)
+            await page.mouse.move(0, 0)
+            await page.keyboard.press("Escape")
+            await widget(page, "panel").waitFor({ state: "hidden" })
+            expect(await focusOf(page)).toMatchObject({ pageId: "support-widget-host", widgetTestId: "launcher" })
+            expect(await launcher.evaluate((el) => el.matches(":focus-visible")), "the launcher shows keyboard focus").toBe(true)
+
+            // some band of the indicator contrasts with the page around it
+            const pageColour = parseCssColour(await page.evaluate(() => getComputedStyle(document.body).backgroundColor))
+            const rings = await ringsOf(launcher)
+            const described = rings.map((r) => `${r.source} ${r.colour} ${r.width}px: ${contrast(parseCssColour(r.colour), pageColour).toFixed(2)}:1`)
+            const visible = rings.filter((r) => {
+              const c = parseCssColour(r.colour)
+              return c[3] === 1 && r.width >= 2 && contrast(c, pageColour) >= 3
+            })
+            expect(visible.length, `rings on ${background}: ${described.join(" | ") || "none"}`).toBeGreaterThan(0)
+
+            // and on screen: the pixels that change by 3:1 cover a 2 px band around the launcher
+            const focused = await page.screenshot({ clip })
+            mkdirSync(artifactsDir, { recursive: true })
+            writeFileSync(join(artifactsDir, shot), focused)
+            const area = await changedArea(page, unfocused, focused, scale)
+            expect(area, `CSS px² changed by 3:1 (${described.join(" | ")})`).toBeGreaterThanOrEqual(2 * Math.PI * box.width)
+          },
+          { deviceScaleFactor: scale }
+        )
+      })
+    }
+
+    browserTest("an empty submit shows one message per required field, the widget's own: no browser bubble, aria-invalid, focus on the first", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        // the browser's bubble comes with an `invalid` event that nobody cancelled
+        await page.evaluate(() => {
+          const w = window as any
+          w.__bubbles = 0
+          document.getElementById("support-widget-host")!.shadowRoot!.addEventListener("invalid", (event) => {
+            setTimeout(() => event.defaultPrevented || w.__bubbles++)
+          }, true)
+        })
+        expect((await focusOf(page)).widgetTestId).toBe("field-name")
+        await page.keyboard.press("Enter")
+
+        const form = widget(page, "panel").locator("form").first()
+        expect(await form.evaluate((el) => (el as HTMLFormElement).noValidate)).toBe(true)
+        expect(await page.evaluate(() => (window as any).__bubbles), "the browser's own validation bubbles").toBe(0)
+        await expect.poll(async () => (await focusOf(page)).widgetTestId, { message: "focus on the first invalid field" })
+          .toBe("field-email")
+
+        /** The field's state: aria-invalid, and the text of what its aria-describedby names. */
+        const stateOf = (name: string) =>
+          field(page, name).evaluate((el) => {
+            const root = el.getRootNode() as ShadowRoot
+            const ids = (el.getAttribute("aria-describedby") ?? "").split(/\s+/).filter(Boolean)
+            return {
+              invalid: el.getAttribute("aria-invalid"),
+              described: ids.map((id) => root.getElementById(id)?.textContent ?? `(no #${id})`).join(" "),
+              type: el.getAttribute("type"),
+              required: el.hasAttribute("required") || el.getAttribute("aria-required") === "true"
+            }
+          })
+        expect(await stateOf("name")).toMatchObject({ invalid: null, described: "", required: false })
+        expect(await stateOf("email")).toEqual({ invalid: "true", described: "Email is required", type: "email", required: true })
+        expect(await stateOf("subject")).toMatchObject({ invalid: "true", described: "Subject is required", required: true })
+        expect(await stateOf("message")).toMatchObject({ invalid: "true", described: "Message is required", required: true })
+        // one message per problem: each said once in the whole widget, none in the shared error line
+        const text = (await page.locator("#support-widget-host").evaluate((host) => host.shadowRoot!.textContent))!
+        for (const message of ["Email is required", "Subject is required", "Message is required"]) {
+          expect(text.split(message).length - 1, message).toBe(1)
+        }
+        expect(await widget(page, "error").textContent()).toBe("")
+        for (const name of ["email", "subject", "message"]) expect(await widget(page, `error-${name}`).isVisible()).toBe(true)
+
+        // what a screen reader is told on the focused field
+        const cdp = await page.context().newCDPSession(page)
+        const { nodes } = await cdp.send("Accessibility.getFullAXTree")
+        const email = nodes.find((n: any) => n.role?.value === "textbox" && n.name?.value === "Email") as any
+        const property = (name: string) => email?.properties?.find((p: any) => p.name === name)?.value?.value
+        expect({ invalid: property("invalid"), required: property("required"), description: email?.description?.value })
+          .toEqual({ invalid: "true", required: true, description: "Email is required" })
+        mkdirSync(artifactsDir, { recursive: true })
+        await page.screenshot({ path: join(artifactsDir, "widget-validation.png") })
+
+        // a malformed address: one message, which changes with the problem; the fixed fields lose theirs
+        await fillForm(page, { email: "kim@", subject: `Checked ${word}`, message: "Fields in order" })
+        expect(await stateOf("subject")).toMatchObject({ invalid: null, described: "" })
+        await widget(page, "submit").click()
+        await expect.poll(() => stateOf("email")).toMatchObject({ invalid: "true", described: "Email must be a valid email address" })
+        expect((await focusOf(page)).widgetTestId).toBe("field-email")
+        expect(await stateOf("message")).toMatchObject({ invalid: null, described: "" })
+        expect(await page.evaluate(() => (window as any).__bubbles)).toBe(0)
+        expect(session.requests.filter(isTicketPost)).toEqual([])
+
+        await field(page, "email").fill("kim@example.com")
+        expect(await stateOf("email")).toMatchObject({ invalid: null, described: "" })
+        await widget(page, "submit").click()
+        await shownTicketNumber(session)
+      })
+      expect((await ticketsMatching(server, key, word)).total).toBe(1)
+    })
+
+    browserTest("after filing, the name and email stay in the form and come back on the next visit; the ticket's fields are cleared", async (server, { widgetKey }) => {
+      const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) }))
+      await withPage(browser, {}, async (session) => {
+        const { page } = session
+        await page.goto(pageUrl)
+        await openPanel(page)
+        await fillForm(page, { name: "Mo Return", email: "mo@example.com", subject: "First question", message: "One" })
+        await field(page, "priority").selectOption("p2_high")
+        await widget(page, "submit").click()
+        await shownTicketNumber(session)
+        expect(await formValues(page, ["name", "email", "subject", "message", "priority"])).toEqual({
+          name: "Mo Return",
+          email: "mo@example.com",
+          subject: "",
+          message: "",
+          priority: "p3_medium"
+        })
+
+        await page.reload()
+        await openPanel(page)
+        expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual({
+          name: "Mo Return",
+          email: "mo@example.com",
+          subject: "",
+          message: ""
+        })
+        // the next ticket goes with what is in the fields now
+        await field(page, "name").fill("Mo R.")
+        await fillForm(page, { subject: "Second question", message: "Two" })
+        await widget(page, "submit").click()
+        await shownTicketNumber(session)
+        await page.reload()
+        await openPanel(page)
+        expect(await formValues(page, ["name", "email"])).toEqual({ name: "Mo R.", email: "mo@example.com" })
+        expect(session.pageErrors).toEqual([])
+      })
+    })
+
+    browserTest("after filing, focus moves to the confirmation at the top of the form, which holds the ticket number", async (server, { widgetKey, key }) => {
+      const word = uniqueWord()
+      await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
+        const { page } = session
+        await openPanel(page)
+        await fillForm(page, { name: "Cora", email: "cora@example.com", subject: `Confirmed ${word}`, message: "Where does it go?" })
+        await widget(page, "submit").focus()
+        await page.keyboard.press("Enter")
+        await expect.poll(async () => (await focusOf(page)).widgetTestId, { timeout: 20_000 }).toBe("confirmation")
+
+        const confirmation = widget(page, "confirmation")
+        const number = (await ticketsMatching(server, key, word)).results[0]!.ticket_number
+        expect(await confirmation.textContent()).toContain(`#${number}`)
+        expect(await confirmation.getAttribute("tabindex")).toBe("-1")
+        expect(
+          (await confirmation.getAttribute("aria-live")) ?? ((await confirmation.getAttribute("role")) === "status" ? "polite" : null)
+        ).toMatch(/polite|assertive/)
+        expect(await confirmation.evaluate((el) => el.matches(":focus-visible")), "a keyboard user sees where focus is").toBe(true)
+        // at the top of the form, in view, and said once
+        const [at, first, panel] = await Promise.all(
+          [confirmation, field(page, "name"), widget(page, "panel")].map(async (l) => (await l.boundingBox())!)
+        )
+        expect(at.y).toBeLessThan(first!.y)
+        expect(at.y).toBeGreaterThanOrEqual(panel!.y)
+        expect(at.y + at.height).toBeLessThanOrEqual(panel!.y + panel!.height)
+        const text = (await page.locator("#support-widget-host").evaluate((host) => host.shadowRoot!.textContent))!
+        expect(text.split(`#${number}.`).length - 1).toBe(1)
+        mkdirSync(artifactsDir, { recursive: true })
+        await page.screenshot({ path: join(artifactsDir, "widget-confirmation.png") })
+
+        // Escape from there still closes the panel, and focus goes back to the launcher
+        await page.keyboard.press("Escape")
+        await widget(page, "panel").waitFor({ state: "hidden" })
+        expect((await focusOf(page)).widgetTestId).toBe("launcher")
+      })
     })
 
     // ---- 9. network failure ----------------------------------------------------------------------------
@@ -1288,7 +1494,7 @@ describeNeeding(missing, "widget in Chromium", () => {
           const typed = { name: "Nora", email: "", subject: "No address", message: "Who answers me?" }
           await fillForm(page, typed)
           await widget(page, "submit").click()
-          await expect.poll(() => widget(page, "error").textContent()).toBe("Email is required")
+          await expect.poll(() => widget(page, "error-email").textContent()).toBe("Email is required")
           expect(await field(page, "email").getAttribute("required")).not.toBeNull()
           expect(await formValues(page, ["name", "email", "subject", "message"])).toEqual(typed)
           expect(session.requests.filter(isTicketPost)).toEqual([])
@@ -1337,6 +1543,8 @@ describeNeeding(missing, "widget in Chromium", () => {
             await fillForm(page, { name: "Ida", email: "ida@example.com", subject: "Storage", message: "Broken storage" })
             await widget(page, "submit").click()
             const number = await shownTicketNumber(session)
+            // without storage, the form still keeps the visitor's name and email for the next ticket
+            expect(await formValues(page, ["name", "email", "subject"])).toEqual({ name: "Ida", email: "ida@example.com", subject: "" })
             await widget(page, "requests-entry").click()
             expect(await widget(page, "request").textContent()).toContain(`#${number} Storage`)
             await widget(page, "request").click()

@@ -1,4 +1,4 @@
-/** WCAG 2.x colour contrast, for picking the text colour on the brand colour. */
+/** WCAG 2.x colour contrast, for picking the text colour and the focus ring on the brand colour. */
 
 export const WHITE = "#ffffff"
 /**
@@ -37,4 +37,14 @@ export function contrastRatio(a: string, b: string): number {
 /** White or black, whichever contrasts more with `background` (white on a tie). */
 export function textColourOn(background: string): string {
   return contrastRatio(background, WHITE) >= contrastRatio(background, BLACK) ? WHITE : BLACK
+}
+
+/**
+ * The launcher's two-tone focus ring: the inner band in the text colour on `background`, so it
+ * stands out from the button, and the outer band in the other of black and white, so that one of
+ * the two contrasts by at least √21 ≈ 4.58:1 with whatever page the launcher sits on.
+ */
+export function focusRing(background: string): { inner: string; outer: string } {
+  const inner = textColourOn(background)
+  return { inner, outer: inner === WHITE ? BLACK : WHITE }
 }

@@ -6,8 +6,9 @@ import type { WidgetConfig } from "./config.ts"
 import { h } from "./dom.ts"
 import type { Panel, View } from "./launcher.ts"
 import { MESSAGES } from "./messages.ts"
-import type { Request } from "./store.ts"
+import type { Request, VisitorStore } from "./store.ts"
 
+const DEFAULT_PRIORITY: Priority = "p3_medium"
 const PRIORITIES: ReadonlyArray<[Priority, string]> = [
   ["p1_critical", "Critical"],
   ["p2_high", "High"],
@@ -23,17 +24,23 @@ export interface FormParts {
   readonly articles: Pick<Articles, "suggestions" | "suggest" | "clear">
   /** A ticket filed with an email, which the visitor can read again. */
   readonly onFiled: (request: Request) => void
+  /** The name and email of the visitor's last ticket, filled in again on the next visit. */
+  readonly visitor: VisitorStore
 }
 
-/** The ticket form: its fields, the browser's validation in the widget's words, and submission. */
-export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFiled }: FormParts): View {
+/** The ticket form: its fields, their checks in the widget's words, and submission. */
+export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFiled, visitor }: FormParts): View {
   const controls: Control[] = []
+  const notes = new Map<Control, { label: string; note: HTMLElement }>()
   const field = (id: string, label: string, control: Control) => {
     control.id = `sw-${id}`
     control.name = id
     control.setAttribute("data-testid", `field-${id}`)
     controls.push(control)
-    return h("div", { class: "f" }, h("label", { for: control.id }, label), control)
+    // the field's own message, which its aria-describedby names while the field is invalid
+    const note = h("p", { id: `sw-${id}-error`, class: "fe", "data-testid": `error-${id}`, hidden: true })
+    notes.set(control, { label, note })
+    return h("div", { class: "f" }, h("label", { for: control.id }, label), control, note)
   }
 
   const name = h("input", { type: "text", autocomplete: "name", maxlength: "200" })
@@ -42,7 +49,7 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
   const priority = h("select")
   for (const [value, label] of PRIORITIES) {
     const option = h("option", { value }, label)
-    if (value === "p3_medium") option.defaultSelected = true
+    if (value === DEFAULT_PRIORITY) option.defaultSelected = true
     priority.append(option)
   }
   const subject = h("input", { type: "text", required: true, maxlength: "200", autocomplete: "off" })
@@ -51,15 +58,65 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
   const retry = h("button", { type: "button", class: "r", "data-testid": "retry", hidden: true }, "Try again")
   const submit = h("button", { type: "submit", class: "s", "data-testid": "submit" }, "Submit")
   const status = h("p", { class: "m", role: "status", "aria-live": "polite", "data-testid": "status" })
+  // at the top, where focus goes after filing; kept in the page while empty, so it is announced when filled
+  const confirmation = h("p", {
+    class: "m ok cf",
+    role: "status",
+    "aria-live": "polite",
+    tabindex: "-1",
+    "data-testid": "confirmation"
+  })
+  name.value = visitor.get().name
+  email.value = visitor.get().email
 
-  const element = h("form", { "aria-labelledby": "sw-title" }, entry)
+  // the widget says what is wrong next to each field, so the browser's bubble would say it twice
+  const element = h("form", { "aria-labelledby": "sw-title", novalidate: true }, confirmation, entry)
   if (config.fields.name) element.append(field("name", "Name", name))
   if (config.fields.email) element.append(field("email", "Email", email))
   if (config.fields.priority) element.append(field("priority", "Priority", priority))
   element.append(field("subject", "Subject", subject), articles.suggestions, field("message", "Message", message))
   element.append(error, retry, submit, status)
   const first = controls[0] ?? submit
+  const view: View = { element, focus: first }
   subject.addEventListener("input", () => articles.suggest(subject.value))
+
+  /** What is wrong with a field, in the widget's words; "" when nothing is. */
+  const problemOf = (control: Control, label: string) =>
+    control.required && !control.value.trim()
+      ? `${label} is required`
+      : control.validity.typeMismatch
+      ? `${label} must be a valid email address`
+      : control.validity.valid
+      ? ""
+      : `${label}: ${control.validationMessage}`
+  const check = (control: Control) => {
+    const { label, note } = notes.get(control)!
+    const problem = problemOf(control, label)
+    note.textContent = problem
+    note.hidden = !problem
+    if (problem) {
+      control.setAttribute("aria-invalid", "true")
+      control.setAttribute("aria-describedby", note.id)
+    } else {
+      control.removeAttribute("aria-invalid")
+      control.removeAttribute("aria-describedby")
+    }
+    return !problem
+  }
+  /** Every field checked, each with its own message, and focus on the first one to fix. */
+  const validate = () => {
+    const invalid = controls.filter((control) => !check(control))
+    if (invalid.length === 0) return true
+    say("")
+    error.textContent = ""
+    retry.hidden = true
+    invalid[0]!.focus()
+    return false
+  }
+  // a flagged field is checked again as it is edited, so its message goes once it is fixed
+  for (const control of controls) {
+    control.addEventListener("input", () => control.hasAttribute("aria-invalid") && check(control))
+  }
 
   // one key per filled-in form: reused while the same content is retried, new after success or edits
   let key: string | undefined
@@ -93,9 +150,8 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
     return typeof label === "string" ? `${label} ${rule}` : undefined
   }
 
-  const say = (text: string, ok = false) => {
+  const say = (text: string) => {
     status.textContent = text
-    status.classList.toggle("ok", ok)
   }
   const fail = (text: string, canRetry: boolean) => {
     say("")
@@ -103,12 +159,16 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
     retry.hidden = !canRetry
   }
 
+  /** Focus is in the panel, or was dropped when the focused button was disabled; not in the page. */
+  const focusIsOurs = () => panel.hasFocus() || !document.activeElement || document.activeElement === document.body
+
   const send = async () => {
     if (inFlight) return
     inFlight = true
+    let filed = false
     submit.disabled = true
     retry.hidden = true
-    error.textContent = ""
+    error.textContent = confirmation.textContent = ""
     say(MESSAGES.sending)
     try {
       const body = payload()
@@ -120,15 +180,20 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
       const outcome = await createTicket(config, body, key, () => say(MESSAGES.busy))
       if (outcome.kind === "created") {
         key = keyFor = undefined
-        element.reset()
+        // the ticket's own fields start afresh; the visitor's name and email stay, for this and the next visit
+        subject.value = message.value = ""
+        priority.value = DEFAULT_PRIORITY
         articles.clear()
+        visitor.set({ name: name.value.trim(), email: email.value.trim() })
         const n = outcome.data?.ticket_number
         const number = typeof n === "number" || typeof n === "string" ? Number(n) : undefined
         const id = outcome.data?.ticket_id
         if (typeof id === "string" && body.sender_email && number !== undefined && !Number.isNaN(number)) {
           onFiled({ ticket_id: id, ticket_number: number, subject: body.subject, email: body.sender_email })
         }
-        say(MESSAGES.thanks(number), true)
+        say("")
+        confirmation.textContent = MESSAGES.thanks(number)
+        filed = true
         return
       }
       if (outcome.kind === "rejected") {
@@ -143,42 +208,22 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
     } finally {
       inFlight = false
       submit.disabled = false
-      // disabling the focused button may have dropped focus: put it somewhere sensible in the panel
-      if (panel.isOpen() && !panel.hasFocus()) (retry.hidden ? first : retry).focus()
+      if (panel.shows(view) && focusIsOurs()) {
+        // the confirmation is what the visitor reads next, by eye or by screen reader
+        if (filed) confirmation.focus()
+        // disabling the focused button may have dropped focus: put it somewhere sensible in the panel
+        else if (!panel.hasFocus()) (retry.hidden ? first : retry).focus()
+      }
     }
   }
 
   element.addEventListener("submit", (event) => {
     event.preventDefault()
-    void send()
+    if (validate()) void send()
   })
   retry.addEventListener("click", () => {
-    if (element.reportValidity()) void send()
+    if (validate()) void send()
   })
 
-  /**
-   * The browser's own check of a required or malformed field, said in the widget's words too
-   * ("Email is required"), once per attempt: `invalid` fires for every bad field, first one first.
-   */
-  let reported = false
-  element.addEventListener(
-    "invalid",
-    (event) => {
-      const control = event.target as Control
-      if (reported) return
-      reported = true
-      setTimeout(() => (reported = false))
-      const label = control.labels?.[0]?.textContent ?? control.name
-      say("")
-      retry.hidden = true
-      error.textContent = control.validity.valueMissing
-        ? `${label} is required`
-        : control.validity.typeMismatch
-        ? `${label} must be a valid email address`
-        : `${label}: ${control.validationMessage}`
-    },
-    true
-  )
-
-  return { element, focus: first }
+  return view
 }

@@ -5,7 +5,7 @@ import { conversation } from "./conversation.ts"
 import { h } from "./dom.ts"
 import { form } from "./form.ts"
 import { launcher, type WidgetHandle } from "./launcher.ts"
-import { requestStore } from "./store.ts"
+import { requestStore, visitorStore } from "./store.ts"
 import { css, styleHost } from "./styles.ts"
 
 export const HOST_ID = "support-widget-host"
@@ -33,7 +33,12 @@ export function mount(config: WidgetConfig): WidgetHandle {
   const panel = launcher(root, config.greeting, () => void requests.poll())
   const requests = conversation(config, requestStore(config), panel)
   const suggestions = articles(config, panel)
-  const ticket = form(config, panel, { entry: requests.entry, articles: suggestions, onFiled: requests.remember })
+  const ticket = form(config, panel, {
+    entry: requests.entry,
+    articles: suggestions,
+    onFiled: requests.remember,
+    visitor: visitorStore(config)
+  })
   panel.add(ticket, requests.list, requests.conversation, suggestions.view)
 
   document.documentElement.appendChild(host)

@@ -16,36 +16,47 @@ const isRequest = (r: any): r is Request =>
 
 export type RequestStore = ReturnType<typeof requestStore>
 
+/** The key of one service and project key, so two widgets on a page or two sites never mix. */
+const keyOf = (config: WidgetConfig) => `support-widget:${config.baseUrl}:${config.projectKey}`
+
+/** localStorage, or none where even reading it throws (Safari's private mode, a sandboxed frame). */
+const storage = (): Storage | undefined => {
+  try {
+    return window.localStorage
+  } catch {
+    return undefined
+  }
+}
+
+/** What is stored under `key`; undefined when it is missing, corrupt or cannot be read. */
+const load = (key: string): unknown => {
+  try {
+    return JSON.parse(storage()?.getItem(key) ?? "null") ?? undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Stores `value` under `key`, or removes it when undefined; full or refusing storage is ignored. */
+const keep = (key: string, value: unknown) => {
+  try {
+    const s = storage()
+    if (value === undefined) s?.removeItem(key)
+    else s?.setItem(key, JSON.stringify(value))
+  } catch {
+    /* full or refused: the page keeps its copy */
+  }
+}
+
 /**
- * The visitor's requests in localStorage, one list per service and project key, so two widgets on
- * a page or two sites never mix. Storage that is missing, full, corrupt or throws (Safari's
- * private mode, a sandboxed frame) leaves a list that lives as long as the page.
+ * The visitor's requests in localStorage, one list per service and project key. Storage that is
+ * missing, full, corrupt or throws leaves a list that lives as long as the page.
  */
 export function requestStore(config: WidgetConfig) {
-  const key = `support-widget:${config.baseUrl}:${config.projectKey}`
-  const storage = (): Storage | undefined => {
-    try {
-      return window.localStorage
-    } catch {
-      return undefined
-    }
-  }
-  let list: Request[] = []
-  try {
-    const stored = JSON.parse(storage()?.getItem(key) ?? "[]")
-    if (Array.isArray(stored)) list = stored.filter(isRequest).slice(0, MAX_REQUESTS)
-  } catch {
-    /* corrupt: start empty */
-  }
-  const save = () => {
-    try {
-      const s = storage()
-      if (list.length) s?.setItem(key, JSON.stringify(list))
-      else s?.removeItem(key)
-    } catch {
-      /* full or refused: the page keeps the list */
-    }
-  }
+  const key = keyOf(config)
+  const stored = load(key)
+  let list: Request[] = Array.isArray(stored) ? stored.filter(isRequest).slice(0, MAX_REQUESTS) : []
+  const save = () => keep(key, list.length ? list : undefined)
   return {
     list: () => list,
     add(request: Request) {
@@ -55,6 +66,29 @@ export function requestStore(config: WidgetConfig) {
     remove(ticketId: string) {
       list = list.filter((r) => r.ticket_id !== ticketId)
       save()
+    }
+  }
+}
+
+/** The name and email the visitor last filed a ticket with, to fill in again on the next visit. */
+export interface Visitor {
+  readonly name: string
+  readonly email: string
+}
+
+export type VisitorStore = ReturnType<typeof visitorStore>
+
+/** The visitor's name and email next to their requests, with the same fallbacks. */
+export function visitorStore(config: WidgetConfig) {
+  const key = `${keyOf(config)}:visitor`
+  const stored = load(key) as Partial<Record<keyof Visitor, unknown>> | undefined
+  const text = (value: unknown) => (typeof value === "string" ? value : "")
+  let visitor: Visitor = { name: text(stored?.name), email: text(stored?.email) }
+  return {
+    get: () => visitor,
+    set(next: Visitor) {
+      visitor = next
+      keep(key, next.name || next.email ? next : undefined)
     }
   }
 }

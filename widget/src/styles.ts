@@ -1,4 +1,5 @@
 import type { Position } from "./config.ts"
+import { focusRing } from "./contrast.ts"
 
 export const Z_INDEX = "2147483000"
 
@@ -33,6 +34,7 @@ export function css(color: string, onColor: string, position: Position): string 
   const side = position === "bottom-left" ? "left" : "right"
   const other = side === "left" ? "right" : "left"
   const ink = "#111827"
+  const ring = focusRing(color)
   return `
 :host{all:initial}
 *,*::before,*::after{box-sizing:border-box}
@@ -43,6 +45,7 @@ button,input,select,textarea{font:inherit;color:inherit;margin:0}
 :focus-visible{outline:2px solid #fff;box-shadow:0 0 0 4px ${ink}}
 input:focus-visible,select:focus-visible,textarea:focus-visible{outline:2px solid ${ink};outline-offset:1px;box-shadow:0 0 0 4px #fff}
 .l{position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;border:0;padding:0;display:flex;align-items:center;justify-content:center;background:${color};color:${onColor};cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+.l:focus-visible{outline:3px solid ${ring.outer};outline-offset:3px;box-shadow:0 0 0 4px ${ring.inner},0 4px 14px rgba(0,0,0,.25)}
 .l svg{width:28px;height:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
 .p{position:fixed;bottom:88px;${side}:20px;${other}:auto;width:360px;max-width:calc(100vw - 24px);max-height:calc(100vh - 108px);display:flex;flex-direction:column;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3);border:1px solid rgba(0,0,0,.08)}
 .h{background:${color};color:${onColor};padding:16px 56px 16px 18px;flex:none}
@@ -54,6 +57,8 @@ form{margin:0;padding:16px 18px 18px;overflow-y:auto;display:flex;flex-direction
 label{font-weight:600;font-size:14px;cursor:default}
 input,select,textarea{display:block;width:100%;font-size:16px;padding:9px 10px;border:1px solid #6b7280;border-radius:8px;background:#fff;color:${ink};line-height:1.35;min-height:42px}
 textarea{min-height:96px;resize:vertical}
+[aria-invalid=true]{border-color:#b91c1c}
+.fe{margin:0;font-size:14px;color:#991b1b}
 .s,.r{border:0;border-radius:8px;padding:10px 16px;font-size:19px;font-weight:700;cursor:pointer;background:${color};color:${onColor}}
 .r{background:#fff;color:${ink};border:1px solid #6b7280;align-self:flex-start;padding:7px 14px;font-size:14px}
 .s:disabled{opacity:.6;cursor:progress}
@@ -61,6 +66,7 @@ textarea{min-height:96px;resize:vertical}
 .m:empty{padding:0!important;border:0!important}
 .e{color:#991b1b;background:#fef2f2;border:1px solid #fecaca;border-radius:8px;padding:8px 10px}
 .ok{color:#065f46;background:#ecfdf5;border:1px solid #a7f3d0;border-radius:8px;padding:8px 10px}
+.cf:empty{position:absolute}
 .d{background:#f3f4f6;border-radius:8px;padding:8px 10px}
 .d p{margin:0 0 4px;font-weight:600}
 .d ul{margin:0;padding:0;list-style:none}
