@@ -1275,11 +1275,18 @@ describeNeeding(missing, "widget in Chromium", () => {
             api.admin.updateTicket({ params: { pid: projectId, id: ticketId }, payload: { status: "resolved" } }))
           await expect.poll(() => widget(page, "conversation-status").textContent(), { timeout: 20_000 })
             .toBe("Status: Resolved")
+          // an empty reply: the widget's one message, not the browser's bubble besides
+          await widget(page, "reply-send").click()
+          expect(await widget(page, "reply").evaluate((el) => (el as HTMLTextAreaElement).form!.noValidate)).toBe(true)
+          expect(await widget(page, "reply-error").textContent()).toBe("Your reply is required")
+          expect(await widget(page, "reply").getAttribute("aria-invalid")).toBe("true")
+          expect((await focusOf(page)).widgetTestId).toBe("reply")
           await widget(page, "reply").fill(answer)
           await widget(page, "reply-send").click()
           await expect.poll(() => messages.textContent(), { timeout: 20_000 }).toContain(answer)
           await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
           expect(await widget(page, "reply").inputValue(), "the box is emptied after sending").toBe("")
+          expect(await widget(page, "reply").getAttribute("aria-invalid")).toBeNull()
           const admin = await adminTicket(server, projectId, ticketId)
           expect(admin.status).toBe("open")
           expect(admin.messages.map((m) => [m.author_type, m.body])).toEqual([

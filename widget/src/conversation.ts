@@ -52,11 +52,12 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   // new replies from support are read out while the visitor looks elsewhere in the page
   const convLive = h("p", { class: "m", role: "status", "aria-live": "polite", "data-testid": "conversation-live" })
   const reply = h("textarea", { id: "sw-reply", rows: "3", required: true, maxlength: "50000", "data-testid": "reply" })
-  const replyError = h("p", { class: "m e", role: "alert", "data-testid": "reply-error" })
+  const replyError = h("p", { id: "sw-reply-error", class: "m e", role: "alert", "data-testid": "reply-error" })
   const replySend = h("button", { type: "submit", class: "s", "data-testid": "reply-send" }, "Send reply")
   const replyForm = h(
     "form",
-    { class: "f", "aria-label": "Reply" },
+    // the widget's own message, not the browser's bubble as well: one message per problem
+    { class: "f", "aria-label": "Reply", novalidate: true },
     h("label", { for: "sw-reply" }, "Your reply"),
     reply,
     replyError,
@@ -192,8 +193,12 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
       if (replying || !request) return
       if (!text) {
         replyError.textContent = "Your reply is required"
+        reply.setAttribute("aria-invalid", "true")
+        reply.setAttribute("aria-describedby", "sw-reply-error")
         return reply.focus()
       }
+      reply.removeAttribute("aria-invalid")
+      reply.removeAttribute("aria-describedby")
       replying = true
       replySend.disabled = true
       replyError.textContent = ""
