@@ -17,4 +17,5 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
     }).annotate(OpenApi.Summary, "Read a published article by its id or slug (allowed for widget keys)")
   )
   .middleware(ProjectAuth)
-  .annotate(OpenApi.Title, "Knowledge base") {}
+  .annotate(OpenApi.Title, "Knowledge base")
+  .annotate(OpenApi.Description, "The project's published articles, searched and read with a full or a widget key") {}

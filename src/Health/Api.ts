@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ServiceUnavailable } from "../Domain/Errors.ts"
 
 export const Health = Schema.Struct({
@@ -26,4 +26,6 @@ export const Ready = Schema.Struct({
 export class HealthApi extends HttpApiGroup.make("health").add(
   HttpApiEndpoint.get("health", "/health", { success: Health }),
   HttpApiEndpoint.get("ready", "/ready", { success: Ready, error: ServiceUnavailable.wire })
-) {}
+)
+  .annotate(OpenApi.Title, "Health")
+  .annotate(OpenApi.Description, "Liveness and readiness for load balancers and monitors; no key needed") {}

@@ -12,7 +12,8 @@ const knownRoutes: ReadonlyArray<KnownRoute> = [
     Object.values(group.endpoints).map((endpoint) => ({ method: endpoint.method, template: endpoint.path }))
   ),
   { method: "GET", template: "/openapi.json" },
-  { method: "GET", template: "/docs" }
+  { method: "GET", template: "/docs" },
+  { method: "GET", template: "/docs/assets/:file" }
 ].map(({ method, template }) => ({
   method,
   template,

@@ -1,25 +1,26 @@
 import { ByteSize, Duration, Effect, Latch, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
-import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { AppConfig } from "../Config.ts"
 import type { DatabaseOutage } from "../Database/Outage.ts"
 import { Readiness } from "../Health/Readiness.ts"
+import { DocsLive } from "../Site/Docs.ts"
 import { EnvelopeLive } from "./Envelope.ts"
 import { maxBodyBytes } from "./Failures.ts"
 
 /**
  * Every route and the envelope around them, which answers for the database's outages. Nothing of
  * the service answers with files, so the builder gets the platform's plain services rather than the
- * process's file system.
+ * process's file system. The OpenAPI document and its reference come compressed from DocsLive.
  */
 const routes = <A, E, R, E2, R2>(handlers: Layer.Layer<A, E, R>, outage: Layer.Layer<DatabaseOutage, E2, R2>) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+    HttpApiBuilder.layer(Api).pipe(
       Layer.provide(HttpServer.layerServices),
       Layer.provide(handlers)
     ),
-    HttpApiSwagger.layer(Api, { path: "/docs" }),
+    DocsLive,
     EnvelopeLive.pipe(Layer.provide(outage))
   )
 

@@ -17,4 +17,5 @@ export class ObservabilityApi extends HttpApiGroup.make("observability")
     )
   )
   .middleware(AdminAuth)
-  .annotate(OpenApi.Title, "Operator API: metrics") {}
+  .annotate(OpenApi.Title, "Operator API: metrics")
+  .annotate(OpenApi.Description, "This instance's figures for Prometheus, authenticated with the ADMIN_TOKEN setting") {}

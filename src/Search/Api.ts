@@ -12,4 +12,5 @@ export class SearchApi extends HttpApiGroup.make("search")
     }).annotate(OpenApi.Summary, "One ranked list over tickets, articles and contacts")
   )
   .middleware(ProjectAuth)
-  .annotate(OpenApi.Title, "Search") {}
+  .annotate(OpenApi.Title, "Search")
+  .annotate(OpenApi.Description, "One search over the project's tickets, articles and contacts; full keys only") {}

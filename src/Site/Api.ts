@@ -17,4 +17,5 @@ export class SiteApi extends HttpApiGroup.make("site")
       error: NotFound.wire
     }).annotate(OpenApi.Description, "A page with the widget, on the embedded database")
   )
-  .annotate(OpenApi.Title, "Widget") {}
+  .annotate(OpenApi.Title, "Widget")
+  .annotate(OpenApi.Description, "What a browser loads without a key: the widget's script, the site's icon and the demo page") {}

@@ -4,6 +4,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { Api } from "../Api.ts"
+import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { demoWidgetKeySetting } from "../Demo/Demo.ts"
 import { NotFound } from "../Domain/Errors.ts"
@@ -11,18 +12,30 @@ import { projectPath } from "../Paths.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { demoPage } from "./DemoPage.ts"
 import { faviconIco } from "./Favicon.ts"
+import { matchesEtag } from "./Precompressed.ts"
 
 // the script is not versioned in its URL: caches keep it a little while, then ask again by ETag
 const cacheControl = "public, max-age=300, must-revalidate"
 
-/** RFC 9110's weak comparison: `*`, a list, and `W/` tags (a compressing proxy weakens ours) all count. */
-const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined &&
-  (ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+/**
+ * The service's origin as the browser named it: its Host header, and behind a trusted proxy the
+ * forwarded scheme and host. Parsed as a URL, so a page never shows a Host that is not one.
+ */
+const originOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
+  const forwarded = (name: string) => trustProxy ? request.headers[name]?.split(",")[0]?.trim() : undefined
+  const scheme = forwarded("x-forwarded-proto") === "https" ? "https" : "http"
+  const host = forwarded("x-forwarded-host") ?? request.headers.host ?? "localhost"
+  try {
+    return new URL(`${scheme}://${host}`).origin
+  } catch {
+    return `${scheme}://localhost`
+  }
+}
 
 export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
   Effect.gen(function*() {
     const database = yield* DatabaseInfo
+    const { trustProxy } = yield* AppConfig
     const projects = yield* Projects
     // built by `npm install` (prepare) and `npm run build`; read once, as it never changes while running
     const script = yield* Effect.promise(() => readFile(projectPath("dist", "widget.js"), "utf8").catch(() => undefined))
@@ -48,6 +61,7 @@ export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
         Effect.gen(function*() {
           const widgetKey = database.kind === "embedded" ? yield* projects.getSetting(demoWidgetKeySetting) : undefined
           if (widgetKey === undefined) return yield* new NotFound({ message: "no demo page on this server" })
-          return HttpServerResponse.html(demoPage(widgetKey))
+          const request = yield* HttpServerRequest.HttpServerRequest
+          return HttpServerResponse.html(demoPage(widgetKey, originOf(request, trustProxy)))
         }))
   }))

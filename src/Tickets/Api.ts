@@ -47,4 +47,8 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
     }).middleware(Idempotent).annotate(OpenApi.Summary, "Add a message from the contact")
   )
   .middleware(ProjectAuth)
-  .annotate(OpenApi.Title, "Tickets") {}
+  .annotate(OpenApi.Title, "Tickets")
+  .annotate(
+    OpenApi.Description,
+    "Filed with a full or a widget key; a widget key reads and answers a ticket only with its sender's email, and cannot list them"
+  ) {}
