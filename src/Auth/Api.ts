@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
 import type { ProjectId } from "../Domain/Ids.ts"
 import type { KeyScope } from "../Domain/Project.ts"
@@ -11,16 +11,26 @@ export class CurrentKey extends Context.Service<CurrentKey, {
   readonly scope: KeyScope
 }>()("app/Auth/CurrentKey") {}
 
+/** Named apart in /docs, so Authorize says which credential goes where. */
+const apiKey = HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(
+  OpenApi.Description,
+  "A project's API key, `tf_…`: a full key for your backend, a widget key for web pages."
+))
+const adminToken = HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(
+  OpenApi.Description,
+  "The operator token (`ADMIN_TOKEN`, or the one printed at the first start on the embedded database)."
+))
+
 /** `Authorization: Bearer tf_...`, then the per-key rate limit. */
 export class ProjectAuth extends HttpApiMiddleware.Service<ProjectAuth, { provides: CurrentKey }>()("app/Auth/ProjectAuth", {
   error: [Unauthorized.wire, Forbidden.wire, RateLimited.wire],
-  security: { bearer: HttpApiSecurity.bearer },
+  security: { apiKey },
   requiredForClient: true
 }) {}
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/Auth/AdminAuth", {
   error: Unauthorized.wire,
-  security: { bearer: HttpApiSecurity.bearer },
+  security: { adminToken },
   requiredForClient: true
 }) {}

@@ -38,7 +38,7 @@ export const ProjectAuthLive = Layer.effect(
     }
 
     return ProjectAuth.of({
-      bearer: (httpEffect, { credential }) =>
+      apiKey: (httpEffect, { credential }) =>
         Effect.gen(function*() {
           const key = yield* projects.authenticate(Redacted.value(credential))
           if (Option.isNone(key)) {
@@ -63,7 +63,7 @@ export const AdminAuthLive = Layer.effect(
   Effect.gen(function*() {
     const admin = yield* AdminToken
     return AdminAuth.of({
-      bearer: (httpEffect, { credential }) =>
+      adminToken: (httpEffect, { credential }) =>
         Option.match(admin.token, {
           onNone: () =>
             Effect.fail(new Unauthorized({ message: "the admin API is disabled: set ADMIN_TOKEN to enable it" })),

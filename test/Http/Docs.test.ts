@@ -56,6 +56,13 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
         const server = yield* TestServer
         const spec = yield* Effect.promise(() => server.request("GET", "/openapi.json"))
         const tags: ReadonlyArray<{ name: string; description?: string }> = spec.body.tags
+        // two credentials, each named and described, so Authorize says which goes where
+        expect(Object.keys(spec.body.components.securitySchemes)).toEqual(["apiKey", "adminToken"])
+        for (const scheme of Object.values<{ description?: string }>(spec.body.components.securitySchemes)) {
+          expect(scheme.description).toMatch(/\S/)
+        }
+        expect(spec.body.paths["/v1/tickets"].post.security).toEqual([{ apiKey: [] }])
+        expect(spec.body.paths["/v1/admin/projects"].get.security).toEqual([{ adminToken: [] }])
         expect(tags.map((tag) => tag.name)).toEqual([
           "Health",
           "Tickets",
