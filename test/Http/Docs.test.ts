@@ -214,8 +214,14 @@ describeNeeding(
                 )
 
                 await page.click("button.authorize")
-                await page.locator(".modal-ux input").fill(adminToken)
-                await page.click(".modal-ux button.authorize")
+                // the dialog offers both credentials, each with its description; the operator's is the second
+                const schemes = page.locator(".modal-ux .auth-container")
+                expect(await schemes.count()).toBe(2)
+                expect(await schemes.nth(0).textContent()).toContain("A project's API key")
+                const operator = schemes.nth(1)
+                expect(await operator.textContent()).toContain("The operator token")
+                await operator.locator("input").fill(adminToken)
+                await operator.locator("button.authorize").click()
                 await page.click(".modal-ux button.btn-done")
                 const list = page.locator(".opblock.opblock-get").filter({
                   has: page.locator(".opblock-summary-path", { hasText: /^\/v1\/admin\/projects$/ })
