@@ -1,11 +1,12 @@
 import { Cause, Config, Console, Data, Duration, Effect, Layer, Option, Redacted, Runtime, Schema, SchemaIssue } from "effect"
 import { HttpServer, HttpServerError } from "effect/http"
+import { NetAddress } from "effect/net"
 import { SqlError } from "effect/sql"
 import { resolve } from "node:path"
 import { AdminToken } from "./Admin/AdminToken.ts"
 import { AppConfig, type Settings } from "./Config.ts"
 import { DatabaseInfo } from "./Database/Database.ts"
-import { DataDirInUse } from "./Database/DataDirLock.ts"
+import { announce, DataDirInUse } from "./Database/DataDirLock.ts"
 import { isDatabaseUnavailable, sqlStateOf } from "./Database/Outage.ts"
 import * as Pg from "./Database/Pg.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
@@ -178,7 +179,23 @@ export const StartupLive = Layer.effectDiscard(Effect.gen(function*() {
     demoPage: embedded
   }
   yield* config.logFormat === "json" ? startedLog(config, facts) : Console.log(bannerLines(config, facts).join("\n"))
+  const url = loopbackUrl(server.address)
+  if (embedded && config.dataDir !== "memory://" && url !== undefined) {
+    // the CLI on this DATA_DIR works through the operator API while the service holds the database
+    yield* announce(config.dataDir, { url, adminToken: facts.generatedAdminToken })
+  }
 }))
+
+/** Where a process on this machine reaches the server: by loopback when it listens on every interface. */
+const loopbackUrl = (address: NetAddress.SocketAddress) => {
+  if (NetAddress.isUnixPathAddress(address)) return undefined
+  const host = !NetAddress.isUnspecified(address.address)
+    ? address.address
+    : NetAddress.isIpv4Address(address.address)
+    ? NetAddress.ipv4Loopback
+    : NetAddress.ipv6Loopback
+  return `http://${NetAddress.formatUrlHost(host)}:${address.port}`
+}
 
 /** A failed listen in one line: which address, and what to change. */
 const listenRefusal = (error: unknown) => {

@@ -1,5 +1,5 @@
 import { Data, DateTime, Effect, type Scope } from "effect"
-import { open, readFile, unlink } from "node:fs/promises"
+import { open, readFile, rename, unlink } from "node:fs/promises"
 import { getPriority } from "node:os"
 import { join, resolve } from "node:path"
 import process from "node:process"
@@ -144,3 +144,95 @@ export const hold = (dataDir: string): Effect.Effect<void, DataDirInUse, Scope.S
       ),
     (lock) => Effect.promise(() => release(lock))
   ).pipe(Effect.asVoid)
+
+/**
+ * The file in DATA_DIR where the service that holds the lock says where its operator API answers,
+ * so that the CLI can work through it instead of opening the database. Mode 0600: it may hold the
+ * admin token kept in the database, which lives in the same directory.
+ */
+export const serviceFileName = "support-ticketing.service.json"
+
+/** The service that holds DATA_DIR, as it announced itself. */
+export interface AnnouncedService {
+  readonly pid: number
+  /** its operator API from this machine: `http://127.0.0.1:PORT` when it listens on every interface */
+  readonly url: string
+  /** the admin token the service generated and keeps in the database; absent when ADMIN_TOKEN set it */
+  readonly adminToken: string | undefined
+}
+
+interface Announcement extends Holder {
+  readonly url: string
+  readonly admin_token?: string | undefined
+}
+
+const parseAnnouncement = (text: string): Announcement | undefined => {
+  const holder = parseHolder(text) as Partial<Announcement> | undefined
+  return holder !== undefined && typeof holder.url === "string" &&
+      (holder.admin_token === undefined || typeof holder.admin_token === "string")
+    ? holder as Announcement
+    : undefined
+}
+
+const announceFile = async (serviceFile: string, text: string) => {
+  // written whole under another name and renamed: a reader finds the old file, none, or this one;
+  // only the lock's holder writes it, so one draft name does
+  const draft = `${serviceFile}.tmp`
+  await unlink(draft).catch(() => undefined)
+  const file = await open(draft, "wx", 0o600)
+  try {
+    await file.writeFile(text)
+  } finally {
+    await file.close()
+  }
+  await rename(draft, serviceFile)
+}
+
+const withdraw = async (serviceFile: string, text: string) => {
+  const found = await readFile(serviceFile, "utf8").catch(() => undefined)
+  if (found === text) await unlink(serviceFile).catch(() => undefined)
+}
+
+/**
+ * Says, beside the lock, where this process's operator API answers, until the scope closes. For
+ * the process that holds DATA_DIR, once it listens.
+ */
+export const announce = (
+  dataDir: string,
+  service: { readonly url: string; readonly adminToken: string | undefined }
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.flatMap(DateTime.now, (now) => {
+      const serviceFile = join(resolve(dataDir), serviceFileName)
+      return Effect.tryPromise(async () => {
+        const text = JSON.stringify({
+          pid: process.pid,
+          started_at: DateTime.formatIso(now),
+          process_start: await processStart(process.pid),
+          url: service.url,
+          ...(service.adminToken === undefined ? {} : { admin_token: service.adminToken })
+        } satisfies Announcement)
+        await announceFile(serviceFile, text)
+        return { serviceFile, text }
+      }).pipe(
+        // the service runs without it: the CLI then finds DATA_DIR in use, as before
+        Effect.catch((error) =>
+          Effect.as(Effect.logWarning(`cannot write ${serviceFile}, so the CLI cannot reach this service: ${error.cause}`), undefined)
+        )
+      )
+    }),
+    (written) => written === undefined ? Effect.void : Effect.promise(() => withdraw(written.serviceFile, written.text))
+  ).pipe(Effect.asVoid)
+
+/**
+ * The service that holds DATA_DIR and answers its operator API, when one announced itself and
+ * still runs; a file left by a process that is gone (a crash, a kill -9) is ignored.
+ */
+export const announcedService = (dataDir: string): Effect.Effect<AnnouncedService | undefined> =>
+  Effect.promise(async () => {
+    const text = await readFile(join(resolve(dataDir), serviceFileName), "utf8").catch(() => undefined)
+    const found = text === undefined ? undefined : parseAnnouncement(text)
+    return found === undefined || (await holderState(found)) === "gone"
+      ? undefined
+      : { pid: found.pid, url: found.url, adminToken: found.admin_token }
+  })

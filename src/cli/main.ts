@@ -1,28 +1,29 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect, Layer, Option, Runtime, Schema, SchemaIssue } from "effect"
+import { Cause, Console, Effect, Layer, Option, Redacted, Runtime, Schema, SchemaIssue } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
-import { AdminToken } from "../Admin/AdminToken.ts"
-import { Agents } from "../Admin/Agents.ts"
-import { importFolder, InvalidArticleFiles } from "../Articles/Import.ts"
+import { resolve } from "node:path"
+import type { InvalidArticleFiles } from "../Articles/Import.ts"
 import { AppConfig } from "../Config.ts"
 import * as App from "../App.ts"
-import { seedDemo } from "../Demo/Demo.ts"
+import { announcedService } from "../Database/DataDirLock.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
 import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
-import { AgentList, CreateAgentInput } from "../Domain/Project.ts"
+import { AgentCreated, AgentList, CreateAgentInput, CreateKeyInput, CreateProjectInput } from "../Domain/Project.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import { refusalOfError } from "../Startup.ts"
 import {
-  type AdminTicket,
+  AdminTicket,
   AgentMessageInput,
-  type TicketList,
+  MessageCreated,
+  TicketList,
   TicketListQuery,
   TicketOrders,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
-import { Projects } from "../Projects/Projects.ts"
-import { Tickets } from "../Tickets/Tickets.ts"
+import { DirectOperator } from "./DirectOperator.ts"
+import { Operator, OperatorRefusal } from "./Operator.ts"
+import { RemoteOperator } from "./RemoteOperator.ts"
 
 /** The services of the HTTP API that the commands use, from the app graph, over the database the settings name. */
 const ServicesForCli = Layer.mergeAll(
@@ -36,6 +37,25 @@ const ServicesForCli = Layer.mergeAll(
   Layer.provide(AppConfig.layer),
   Layer.provideMerge(NodeServices.layer)
 )
+
+/**
+ * Where the commands go, chosen once: the database the settings name, or, when a running service
+ * holds the embedded database (PGlite has one user), that service's operator API. On PostgreSQL
+ * and in memory:// there is nothing to hold, and the CLI always opens the database itself.
+ */
+const OperatorLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const embeddedDir = Option.isNone(config.databaseUrl) && config.dataDir !== "memory://" ? config.dataDir : undefined
+  const service = embeddedDir === undefined ? undefined : yield* announcedService(embeddedDir)
+  const chosen: Layer.Layer<Operator, unknown> = embeddedDir === undefined || service === undefined
+    ? DirectOperator.pipe(Layer.provide(ServicesForCli))
+    : RemoteOperator({
+      service,
+      dataDir: resolve(embeddedDir),
+      adminToken: Option.getOrUndefined(Option.map(config.adminToken, Redacted.value))
+    })
+  return chosen
+})).pipe(Layer.provide(AppConfig.layer))
 
 /** How a person invokes the CLI (README), so help and errors name commands as they are typed. */
 const self = "npm run cli --"
@@ -55,31 +75,39 @@ const typedAs: Record<string, string> = {
 }
 
 /** An API message (`author_email must …`) in the terms of the command line (`--author-email must …`). */
-const inCliTerms = (message: string) => message.replace(/^[a-z_]+\b/, (field) => typedAs[field] ?? field)
+const inCliTerms = (message: string, terms: Record<string, string>) =>
+  message.replace(/^[a-z_]+\b/, (field) => terms[field] ?? field)
 
 /**
  * The failures a person can act on, as a user error with a message that says what to do: the
- * domain errors of the services, a setting that does not parse, a database that cannot be reached.
- * Anything else is left as it is, for the last-resort report.
+ * domain errors of the services (or of the operator API, which are the same), a refusal of the
+ * service that holds the database, a setting that does not parse, a database that cannot be
+ * reached. Anything else is left as it is, for the last-resort report.
  */
-const forPerson = (error: unknown): unknown => {
-  if (isApiError(error)) return userError(inCliTerms(error.message))
+const forPerson = (error: unknown, terms: Record<string, string>): unknown => {
+  if (isApiError(error)) return userError(inCliTerms(error.message, terms))
+  if (error instanceof OperatorRefusal) return userError(error.message)
   const refusal = refusalOfError(error)
   return refusal === undefined ? error : userError(refusal)
 }
 
 /**
- * A command's work over the database of the settings, its failures turned into what a person
- * can act on. The database is opened only once the command line has parsed, so `--help` and a
- * mistyped flag touch no database.
+ * A command's work through the operator (the database of the settings, or the service that holds
+ * it), its failures turned into what a person can act on. The choice is made and the database
+ * opened only once the command line has parsed, so `--help` and a mistyped flag touch neither.
+ * `terms` names the API's fields as this command's flags and arguments.
  */
-const operating = <Input, E, R>(work: (input: Input) => Effect.Effect<void, E, R>) => (input: Input) =>
+const operating = <Input, E, R extends Operator>(
+  work: (input: Input) => Effect.Effect<void, E, R>,
+  terms: Record<string, string> = typedAs
+) =>
+(input: Input) =>
   work(input).pipe(
-    Effect.provide(ServicesForCli),
-    Effect.catch((error) => Effect.fail(forPerson(error))),
+    Effect.provide(OperatorLive),
+    Effect.catch((error) => Effect.fail(forPerson(error, terms))),
     // the database layer dies when it cannot connect: still the operator's to fix
     Effect.catchDefect((defect) => {
-      const shown = forPerson(defect)
+      const shown = forPerson(defect, terms)
       return shown === defect ? Effect.die(defect) : Effect.fail(shown)
     })
   )
@@ -93,7 +121,7 @@ const project = Flag.String("project").pipe(
 const requireProject = Effect.fn(function*(projectId: string) {
   const noProject = userError(`no project ${projectId} (\`${self} projects list\` shows the projects)`)
   const id = yield* Schema.decodeUnknownEffect(ProjectId)(projectId).pipe(Effect.mapError(() => noProject))
-  yield* (yield* Projects).requireProject(id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noProject)))
+  yield* (yield* Operator).requireProject(id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noProject)))
   return id
 })
 
@@ -102,9 +130,10 @@ const projectsCreate = Command.make(
   { name: Argument.String("name") },
   operating(({ name }) =>
     Effect.gen(function*() {
-      const created = yield* (yield* Projects).create(name)
+      const input = yield* decodeAs(CreateProjectInput)({ name })
+      const created = yield* (yield* Operator).createProject(input)
       yield* Console.log(`project id: ${created.project_id}\nkey id:     ${created.key_id}\nfull key:   ${created.api_key}`)
-    }))
+    }), { ...typedAs, name: "<name>" })
 ).pipe(Command.withDescription("create a project and its first full key"))
 
 const projectsList = Command.make(
@@ -112,7 +141,7 @@ const projectsList = Command.make(
   {},
   operating(() =>
     Effect.gen(function*() {
-      for (const p of yield* (yield* Projects).list) yield* Console.log(`${p.project_id}  ${p.created_at}  ${p.name}`)
+      for (const p of yield* (yield* Operator).listProjects) yield* Console.log(`${p.project_id}  ${p.created_at}  ${p.name}`)
     }))
 ).pipe(Command.withDescription("list every project"))
 
@@ -122,8 +151,9 @@ const keysCreate = Command.make("create", {
   name: Flag.String("name").pipe(Flag.optional)
 }, operating(({ name, project, scope }) =>
   Effect.gen(function*() {
+    const input = yield* decodeAs(CreateKeyInput)({ name: Option.getOrNull(name), scope })
     yield* requireProject(project)
-    const key = yield* (yield* Projects).createKey(project, { name: Option.getOrNull(name), scope })
+    const key = yield* (yield* Operator).createKey(project, input)
     yield* Console.log(`key id: ${key.key_id}\nscope:  ${key.scope}\nkey:    ${key.api_key}`)
   }))).pipe(Command.withDescription("issue an API key; it is shown only now"))
 
@@ -135,7 +165,7 @@ const keysRevoke = Command.make(
       yield* requireProject(project)
       const noKey = userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)
       const id = yield* Schema.decodeUnknownEffect(ApiKeyId)(keyId).pipe(Effect.mapError(() => noKey))
-      yield* (yield* Projects).revokeKey(project, id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noKey)))
+      yield* (yield* Operator).revokeKey(project, id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noKey)))
       yield* Console.log(`revoked ${keyId}`)
     }))
 ).pipe(Command.withDescription("revoke an API key at once, on every instance"))
@@ -150,7 +180,7 @@ const articlesImport = Command.make("import", {
 }, operating(({ folder, project, publish }) =>
   Effect.gen(function*() {
     yield* requireProject(project)
-    const imported = yield* importFolder(project, folder, { publish: Option.getOrUndefined(publish) }).pipe(
+    const imported = yield* (yield* Operator).importArticles(project, folder, { publish: Option.getOrUndefined(publish) }).pipe(
       Effect.catchTag("InvalidArticleFiles", (invalid: InvalidArticleFiles) =>
         Effect.andThen(
           Effect.forEach(invalid.rejected, ({ file, reason }) => Console.error(`${file}: ${reason}`), { discard: true }),
@@ -197,7 +227,7 @@ const decodeAs = <S extends Schema.Top & { readonly DecodingServices: never }>(s
 /** The project, then the ticket in it (by id or number); either missing is the person's mistake. */
 const findTicket = Effect.fn(function*(project: string, ticket: string) {
   const projectId = yield* requireProject(project)
-  const ticketId = yield* (yield* Tickets).findId(projectId, ticket).pipe(
+  const ticketId = yield* (yield* Operator).findTicket(projectId, ticket).pipe(
     Effect.catchTag("NotFound", () => Effect.fail(userError(`no ticket ${ticket} in project ${projectId}`)))
   )
   return { projectId, ticketId }
@@ -247,7 +277,13 @@ const ticketBlock = (ticket: AdminTicket) =>
     ])
   ].join("\n")
 
-const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+/**
+ * What the operator API answers, for scripts: the value as the endpoint's success schema encodes
+ * it, so a command prints the same JSON whether it ran on the database or through the service.
+ */
+const printJson = <S extends Schema.Top & { readonly EncodingServices: never }>(schema: S, value: S["Type"]) =>
+  Effect.flatMap(Schema.encodeUnknownEffect(Schema.toCodecJson(schema))(value).pipe(Effect.orDie), (encoded) =>
+    Console.log(JSON.stringify(encoded, null, 2)))
 
 const filter = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.optional, Flag.withDescription(description))
@@ -273,8 +309,8 @@ const ticketsList = Command.make("list", {
       .flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])
     const query = yield* decodeAs(Schema.Struct(TicketListQuery))(Object.fromEntries(given))
     const projectId = yield* requireProject(project)
-    const list = yield* (yield* Tickets).list(projectId, query)
-    if (json) return yield* printJson(list)
+    const list = yield* (yield* Operator).listTickets(projectId, query)
+    if (json) return yield* printJson(TicketList, list)
     yield* Console.log(ticketsTable(list))
     if (list.next_cursor !== null) yield* Console.log(`more: --cursor ${list.next_cursor}`)
   }))).pipe(Command.withDescription("list a project's tickets, newest first, with filters; a page at a time"))
@@ -285,8 +321,8 @@ const ticketsShow = Command.make(
   operating(({ json, project, ticket }) =>
     Effect.gen(function*() {
       const { projectId, ticketId } = yield* findTicket(project, ticket)
-      const read = yield* (yield* Tickets).adminGet(projectId, ticketId)
-      yield* json ? printJson(read) : Console.log(ticketBlock(read))
+      const read = yield* (yield* Operator).getTicket(projectId, ticketId)
+      yield* json ? printJson(AdminTicket, read) : Console.log(ticketBlock(read))
     }))
 ).pipe(Command.withDescription("show a ticket with its whole conversation, internal notes included"))
 
@@ -305,8 +341,8 @@ const ticketsReply = Command.make("reply", {
       ...(Option.isSome(authorEmail) ? { author_email: authorEmail.value } : {})
     })
     const { projectId, ticketId } = yield* findTicket(project, ticket)
-    const created = yield* (yield* Tickets).addAgentMessage(projectId, ticketId, input)
-    yield* json ? printJson(created) : Console.log(`${internal ? "internal note" : "reply"} ${created.message_id} added`)
+    const created = yield* (yield* Operator).addAgentMessage(projectId, ticketId, input)
+    yield* json ? printJson(MessageCreated, created) : Console.log(`${internal ? "internal note" : "reply"} ${created.message_id} added`)
   }))).pipe(Command.withDescription("answer a ticket as an agent, or add an internal note"))
 
 /** A change of one field of a ticket, as the operator API's PATCH makes it. */
@@ -315,9 +351,9 @@ const ticketsChange = (name: string, field: "assignee_email" | "status", argumen
     Effect.gen(function*() {
       const input = yield* decodeAs(UpdateTicketInput)({ [field]: value })
       const { projectId, ticketId } = yield* findTicket(project, ticket)
-      const updated = yield* (yield* Tickets).adminUpdate(projectId, ticketId, input)
+      const updated = yield* (yield* Operator).updateTicket(projectId, ticketId, input)
       yield* json
-        ? printJson(updated)
+        ? printJson(AdminTicket, updated)
         : Console.log(`#${updated.ticket_number}  status: ${updated.status}  assignee: ${
           updated.assignee === null ? "-" : person(updated.assignee.name, updated.assignee.email)
         }`)
@@ -346,8 +382,8 @@ const agentsCreate = Command.make("create", {
   Effect.gen(function*() {
     const input = yield* decodeAs(CreateAgentInput)({ email, name })
     const projectId = yield* requireProject(project)
-    const created = yield* (yield* Agents).create(projectId, input.email, input.name)
-    yield* json ? printJson(created) : Console.log(`agent id: ${created.agent_id}\nemail:    ${created.email}\nname:     ${created.name}`)
+    const created = yield* (yield* Operator).createAgent(projectId, input)
+    yield* json ? printJson(AgentCreated, created) : Console.log(`agent id: ${created.agent_id}\nemail:    ${created.email}\nname:     ${created.name}`)
   }))).pipe(Command.withDescription("add an agent to a project, to reply as and assign tickets to"))
 
 const agentsTable = (list: typeof AgentList.Type) =>
@@ -361,8 +397,8 @@ const agentsList = Command.make(
   { project: projectArgument, json },
   operating(({ json, project }) =>
     Effect.gen(function*() {
-      const list = yield* (yield* Agents).list(yield* requireProject(project))
-      yield* json ? printJson(list) : Console.log(agentsTable(list))
+      const list = yield* (yield* Operator).listAgents(yield* requireProject(project))
+      yield* json ? printJson(AgentList, list) : Console.log(agentsTable(list))
     }))
 ).pipe(Command.withDescription("list a project's agents by address"))
 
@@ -371,7 +407,7 @@ const demo = Command.make(
   {},
   operating(() =>
     Effect.gen(function*() {
-      const seeded = yield* seedDemo()
+      const seeded = yield* (yield* Operator).seedDemo
       yield* Console.log(
         `project id: ${seeded.projectId}\nfull key:   ${seeded.fullKey}\nwidget key: ${seeded.widgetKey}\n${seeded.articles} articles published`
       )
@@ -383,11 +419,11 @@ const adminToken = Command.make(
   {},
   operating(() =>
     Effect.gen(function*() {
-      const admin = yield* AdminToken
-      if (Option.isNone(admin.token)) {
+      const token = yield* (yield* Operator).adminToken
+      if (Option.isNone(token)) {
         return yield* userError("no admin token: set ADMIN_TOKEN (on PostgreSQL it is never generated)")
       }
-      yield* Console.log(admin.token.value)
+      yield* Console.log(token.value)
     }))
 ).pipe(Command.withDescription("print the admin token (ADMIN_TOKEN, or the one generated for the embedded database)"))
 

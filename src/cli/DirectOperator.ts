@@ -1,0 +1,41 @@
+import { Effect, type FileSystem, Layer, type Path } from "effect"
+import type { SqlClient } from "effect/sql"
+import { AdminToken } from "../Admin/AdminToken.ts"
+import { Agents } from "../Admin/Agents.ts"
+import type { Articles } from "../Articles/Articles.ts"
+import { importFolder } from "../Articles/Import.ts"
+import { seedDemo } from "../Demo/Demo.ts"
+import { Projects } from "../Projects/Projects.ts"
+import { Tickets } from "../Tickets/Tickets.ts"
+import { Operator } from "./Operator.ts"
+
+/** The operations over the app's services, on the database the settings name, as the operator API's handlers call them. */
+export const DirectOperator = Layer.effect(
+  Operator,
+  Effect.gen(function*() {
+    const projects = yield* Projects
+    const tickets = yield* Tickets
+    const agents = yield* Agents
+    const admin = yield* AdminToken
+    // what the import and the demo seeding read and write with, captured once
+    const context = yield* Effect.context<Projects | Articles | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path>()
+    return {
+      listProjects: projects.list,
+      createProject: (input) => projects.create(input.name),
+      requireProject: (projectId) => Effect.asVoid(projects.requireProject(projectId)),
+      createKey: projects.createKey,
+      revokeKey: projects.revokeKey,
+      createAgent: (projectId, input) => agents.create(projectId, input.email, input.name),
+      listAgents: agents.list,
+      listTickets: tickets.list,
+      findTicket: tickets.findId,
+      getTicket: tickets.adminGet,
+      updateTicket: tickets.adminUpdate,
+      addAgentMessage: tickets.addAgentMessage,
+      importArticles: (projectId, folder, options) => importFolder(projectId, folder, options).pipe(Effect.provideContext(context)),
+      // the demo's own articles are valid: a file of them that is not is a defect of ours
+      seedDemo: seedDemo().pipe(Effect.catchTag("InvalidArticleFiles", Effect.die), Effect.provideContext(context)),
+      adminToken: Effect.succeed(admin.token)
+    }
+  })
+)

@@ -1,0 +1,72 @@
+import { Context, Data, type Effect, type Option } from "effect"
+import type { ImportedFile, InvalidArticleFiles } from "../Articles/Import.ts"
+import type { DemoProject } from "../Demo/Demo.ts"
+import type { ApiError } from "../Domain/Errors.ts"
+import type { ApiKeyId, ProjectId, TicketId } from "../Domain/Ids.ts"
+import type {
+  AgentCreated,
+  AgentList,
+  CreateAgentInput,
+  CreateKeyInput,
+  CreateProjectInput,
+  KeyCreated,
+  ProjectCreated,
+  ProjectSummary
+} from "../Domain/Project.ts"
+import type {
+  AdminTicket,
+  AgentMessageInput,
+  MessageCreated,
+  TicketList,
+  TicketListQuery,
+  UpdateTicketInput
+} from "../Domain/Ticket.ts"
+
+/**
+ * Why a command cannot be done where the CLI runs it, in one line that says what to do: the
+ * service that holds the embedded database does not answer, refuses the admin token, or the
+ * command needs the database itself.
+ */
+export class OperatorRefusal extends Data.TaggedError("OperatorRefusal")<{ readonly message: string }> {}
+
+/** What an operation can fail with: the operator API's own errors, or a refusal. */
+export type OperatorError = ApiError | OperatorRefusal
+
+/**
+ * The operations behind the CLI's commands, with the operator API's inputs, answers and errors.
+ * Two implementations: over the app's services on the database itself (`DirectOperator`), and
+ * over the operator API of the service that holds the embedded database (`RemoteOperator`).
+ */
+export class Operator extends Context.Service<Operator, {
+  readonly listProjects: Effect.Effect<ReadonlyArray<ProjectSummary>, OperatorError>
+  readonly createProject: (input: typeof CreateProjectInput.Type) => Effect.Effect<ProjectCreated, OperatorError>
+  /** Fails with NotFound when there is no such project. */
+  readonly requireProject: (projectId: ProjectId) => Effect.Effect<void, OperatorError>
+  readonly createKey: (projectId: ProjectId, input: typeof CreateKeyInput.Type) => Effect.Effect<KeyCreated, OperatorError>
+  readonly revokeKey: (projectId: ProjectId, keyId: ApiKeyId) => Effect.Effect<void, OperatorError>
+  readonly createAgent: (projectId: ProjectId, input: typeof CreateAgentInput.Type) => Effect.Effect<AgentCreated, OperatorError>
+  readonly listAgents: (projectId: ProjectId) => Effect.Effect<typeof AgentList.Type, OperatorError>
+  readonly listTickets: (projectId: ProjectId, query: TicketListQuery) => Effect.Effect<TicketList, OperatorError>
+  /** A ticket by its id or its number (`12`, `#12`); NotFound when the project has none such. */
+  readonly findTicket: (projectId: ProjectId, ticket: string) => Effect.Effect<TicketId, OperatorError>
+  readonly getTicket: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<AdminTicket, OperatorError>
+  readonly updateTicket: (
+    projectId: ProjectId,
+    ticketId: TicketId,
+    input: UpdateTicketInput
+  ) => Effect.Effect<AdminTicket, OperatorError>
+  readonly addAgentMessage: (
+    projectId: ProjectId,
+    ticketId: TicketId,
+    input: typeof AgentMessageInput.Type
+  ) => Effect.Effect<MessageCreated, OperatorError>
+  /** All or nothing, in one transaction: only on the database itself. */
+  readonly importArticles: (
+    projectId: ProjectId,
+    folder: string,
+    options: { readonly publish?: boolean | undefined }
+  ) => Effect.Effect<ReadonlyArray<ImportedFile>, OperatorError | InvalidArticleFiles>
+  readonly seedDemo: Effect.Effect<DemoProject, OperatorError>
+  /** The admin token of the database: ADMIN_TOKEN, or the one generated for the embedded database. */
+  readonly adminToken: Effect.Effect<Option.Option<string>, OperatorError>
+}>()("app/cli/Operator") {}
