@@ -252,7 +252,7 @@ const settingRefusal = (error: Config.ConfigError) => {
 }
 
 /** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under a driver's summary. */
-const rootMessage = (error: unknown): string => {
+export const rootMessage = (error: unknown): string => {
   let message = String(error)
   // a chain may loop back on itself (an error and its reason sharing one cause)
   for (const seen = new Set<unknown>(); typeof error === "object" && error !== null && !seen.has(error);) {

@@ -7,23 +7,13 @@ import type { AnnouncedService } from "../Database/DataDirLock.ts"
 import { isApiError, NotFound, Unauthorized } from "../Domain/Errors.ts"
 import { type ProjectId, TicketId } from "../Domain/Ids.ts"
 import type { TicketList, TicketListQuery } from "../Domain/Ticket.ts"
+import { rootMessage } from "../Startup.ts"
 import { Operator, type OperatorError, OperatorRefusal } from "./Operator.ts"
 
 /** Loopback answers in milliseconds: a service that takes this long is stuck, and the person is told so. */
 const requestTimeout = Duration.seconds(10)
 
 const isTicketId = Schema.is(TicketId)
-
-/** The deepest message of an error chain: the socket's "connect ECONNREFUSED …" under fetch's "fetch failed". */
-const rootMessage = (error: unknown): string => {
-  let message = String(error)
-  for (const seen = new Set<unknown>(); typeof error === "object" && error !== null && !seen.has(error);) {
-    seen.add(error)
-    if (error instanceof Error && error.message !== "") message = error.message
-    error = (error as { cause?: unknown }).cause
-  }
-  return message
-}
 
 /** Why a call got no answer the operator API declares, for a person. */
 const whyNoAnswer = (error: unknown) => {
