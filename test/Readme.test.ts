@@ -3,7 +3,7 @@
  * variable its examples use must be set where it first appears, and the answers it shows must be
  * what the demo data gives.
  */
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -24,7 +24,14 @@ describe("the README", () => {
     expect(readme).not.toMatch(/\.\.\/shared|\]\(\.\.\//)
     const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!)
     for (const link of links.filter((link) => !/^(https?:|#|mailto:)/.test(link))) {
-      expect(existsSync(join(root, link)), link).toBe(true)
+      const [file, anchor] = link.split("#") as [string, string | undefined]
+      expect(existsSync(join(root, file)), link).toBe(true)
+      // an anchor names a heading of that file, as GitHub makes them
+      if (anchor !== undefined) {
+        const headings = [...readFileSync(join(root, file), "utf8").matchAll(/^#+ (.+)$/gm)]
+          .map((match) => match[1]!.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-"))
+        expect(headings, link).toContain(anchor)
+      }
     }
   })
 
@@ -40,7 +47,7 @@ describe("the README", () => {
         // `NAME=value` at the start of a line, and each NAME=value after `export`
         const assignments = /^\s*export\s/.test(code)
           ? [...code.matchAll(/\s([A-Z][A-Z0-9_]*)=/g)].map((match) => match[1]!)
-          : [...code.matchAll(/^\s*([A-Z][A-Z0-9_]*)=\S+\s*$/g)].map((match) => match[1]!)
+          : [...code.matchAll(/^\s*([A-Z][A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)\s*$/g)].map((match) => match[1]!)
         for (const name of assignments) set.add(name)
       }
     }

@@ -20,7 +20,8 @@ import { describeNeeding } from "../support/Requires.ts"
 import { startStub, type Stub, stubServer } from "../support/StubServer.ts"
 import { adminToken, createProject, TestServer, testServer, type TestServerShape } from "../support/TestServer.ts"
 
-const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8")
+/** The operator's guide, whose metrics table is the published list of families. */
+const guide = await readFile(new URL("../../docs/operations.md", import.meta.url), "utf8")
 
 /** The service's figures, as a Prometheus server would read them. */
 const scrape = (server: TestServerShape) =>
@@ -241,18 +242,18 @@ for (const kind of databaseKinds) {
           expect(failing.requests).toHaveLength(2)
         }))
 
-      it.effect("exports only families the README's table describes, each with the type the table gives", () =>
+      it.effect("exports only families the operations guide's table describes, each with the type the table gives", () =>
         Effect.gen(function*() {
           const server = yield* TestServer
           const families = yield* scrape(server)
-          const section = readme.slice(readme.indexOf("### Metrics"), readme.indexOf("\n### ", readme.indexOf("### Metrics") + 1))
+          const section = guide.slice(guide.indexOf("## Metrics"), guide.indexOf("\n## ", guide.indexOf("## Metrics") + 1))
           const table = new Map(
             [...section.matchAll(/^\| `([a-z_]+)` \| (counter|gauge|histogram) \|/gm)].map((row) => [row[1]!, row[2]!])
           )
           // the parser names a counter's family without its `_total`
           const described = families.map((family) => {
             const name = family.type === "counter" ? `${family.name}_total` : family.name
-            return [name, table.get(name) ?? "not in the README"]
+            return [name, table.get(name) ?? "not in docs/operations.md"]
           })
           expect(described).toEqual(families.map((family) => [family.type === "counter" ? `${family.name}_total` : family.name, family.type]))
           // the jobs, deliveries and triage of the test before are among them

@@ -72,41 +72,6 @@ describe("the client as a package", () => {
     expect(check.code).toBe(0)
   }, 60_000)
 
-  it("the README's client examples type-check against the built package", async () => {
-    const readme = await readFile(join(root, "README.md"), "utf8")
-    const section = readme.slice(readme.indexOf("## The TypeScript client"), readme.indexOf("## The website widget"))
-    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
-    expect(blocks).toHaveLength(2)
-    const dir = await mkdtemp(join(root, "test/client/consumer/readme-"))
-    try {
-      // two modules, as a user would paste them; the first imports what the second uses
-      await writeFile(join(dir, "usage.ts"), `${blocks[0]}\nexport {}\n`)
-      await writeFile(join(dir, "handler.ts"), `import { verifyWebhook } from "support-ticketing-service/client"\n${blocks[1]}`)
-      await writeFile(
-        join(dir, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            target: "ES2022",
-            lib: ["ES2022", "DOM"],
-            types: ["node"],
-            typeRoots: [join(root, "node_modules/@types")],
-            noEmit: true,
-            noUnusedLocals: false
-          },
-          files: ["usage.ts", "handler.ts"]
-        })
-      )
-      const check = await run(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")])
-      expect(check.output).toBe("")
-      expect(check.code).toBe(0)
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
-  }, 60_000)
-
   describe("from plain Node, by the package name", () => {
     let stub: Awaited<ReturnType<typeof startStub>>
     beforeAll(async () => {

@@ -193,4 +193,32 @@ void support.deleteTicket("t")
     expect(check.stdout).toContain("Matched 'exports' condition 'types'.")
     expect(check.stdout).toContain("Using 'exports' subpath '.' with target './index.d.ts'.")
   }, 60_000)
+
+  it("type-checks the README's client examples, pasted into an app that installed the tarball", async () => {
+    const readme = await readFile(join(root, "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("## The TypeScript client"), readme.indexOf("## The website widget"))
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+    expect(blocks).toHaveLength(2)
+    // two modules, as a user would paste them; the first imports what the second uses
+    await writeFile(join(app, "usage.ts"), `${blocks[0]}\nexport {}\n`)
+    await writeFile(join(app, "handler.ts"), `import { verifyWebhook } from "support-ticketing-client"\n${blocks[1]}`)
+    await writeFile(
+      join(app, "tsconfig.readme.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          types: ["node"],
+          typeRoots: [join(root, "node_modules/@types")],
+          noEmit: true
+        },
+        files: ["usage.ts", "handler.ts"]
+      })
+    )
+    const check = await run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], app)
+    expect(check.code, check.stdout).toBe(0)
+  }, 60_000)
 })
