@@ -12,6 +12,9 @@ import { Automation } from "./Automation/Automation.ts"
 import type { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
+import { EventLog } from "./Events/EventLog.ts"
+import { AdminEventsHttpLive, EventsHttpLive } from "./Events/Http.ts"
+import { EventsRepo } from "./Events/Repo.ts"
 import type { ErrorTracker } from "./ErrorTracker/ErrorTracker.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { Readiness } from "./Health/Readiness.ts"
@@ -68,7 +71,8 @@ export const liveServices = {
   observability: withDatabase(Observability.layer),
   rateLimit: RateLimitLive,
   readiness: withDatabase(Readiness.layer).pipe(Layer.provide(RateLimitLive)),
-  idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer)))
+  idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer))),
+  events: withDatabase(EventLog.layer.pipe(Layer.provide(EventsRepo.layer)))
 }
 
 type LiveServices = typeof liveServices
@@ -112,6 +116,8 @@ const handlersOf = (services: ServiceLayers) => {
     WebhooksHttpLive.pipe(Layer.provide([services.webhooks, adminAuth])),
     AutomationHttpLive.pipe(Layer.provide([services.automation, adminAuth])),
     ObservabilityHttpLive.pipe(Layer.provide([services.observability, adminAuth])),
+    EventsHttpLive.pipe(Layer.provide([services.events, projectAuth])),
+    AdminEventsHttpLive.pipe(Layer.provide([services.events, services.projects, adminAuth])),
     SiteHttpLive.pipe(Layer.provide([DatabaseLive, services.projects]))
   )
 }

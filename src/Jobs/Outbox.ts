@@ -18,8 +18,9 @@ const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
 
 /**
  * The `WITH` parts that write the outbox rows of `jobs`, for a repository to put in its
- * statement: plain jobs; automation jobs of events a rule listens to; and for each event, one
- * delivery per endpoint subscribed to it, with the job of its first attempt. Callers run it in
+ * statement: plain jobs; automation jobs of events a rule listens to; and for each event, its
+ * entry in the event log (for the streams) and one delivery per endpoint subscribed to it, with
+ * the job of its first attempt. Callers run it in
  * the statement or transaction of the change that caused it (the transactional outbox), so the
  * work exists exactly when the change does.
  */
@@ -33,6 +34,10 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
       WHERE e.kind NOT IN ('webhook', 'automation')
         OR (e.kind = 'automation' AND EXISTS (
           SELECT 1 FROM automation_rules r WHERE r.project_id = e.project_id AND r.event = e.payload->>'kind'))
+    ), outbox_events AS (
+      INSERT INTO events (project_id, ticket_id, kind, body, created_at)
+      SELECT e.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at
+      FROM outbox_entries e WHERE e.kind = 'webhook'
     ), outbox_deliveries AS (
       INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at)
       SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at

@@ -68,9 +68,11 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
           "Tickets",
           "Knowledge base",
           "Search",
+          "Events",
           "Operator API",
           "Operator API: webhooks",
           "Operator API: automation rules",
+          "Operator API: events",
           "Operator API: metrics",
           "Widget"
         ])

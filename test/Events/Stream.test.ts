@@ -1,0 +1,177 @@
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { databaseKinds, freshDatabase } from "../support/Databases.ts"
+import { describeNeeding, postgresMissing } from "../support/Requires.ts"
+import { adminToken, createProject, TestServer, testServer, type TestServerShape } from "../support/TestServer.ts"
+
+interface ReceivedEvent {
+  readonly id: string | undefined
+  readonly event: string
+  readonly data: string
+}
+
+/**
+ * An SSE stream as a client reads it: `next(n)` waits for the next n events (heartbeats left
+ * out), `close` ends the connection.
+ */
+const openStream = (baseUrl: string, path: string, headers: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const controller = new AbortController()
+      const response = await fetch(`${baseUrl}${path}`, { headers, signal: controller.signal })
+      const events: Array<ReceivedEvent> = []
+      const waiting: Array<() => void> = []
+      let buffer = ""
+      const reading = (async () => {
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+        for (;;) {
+          const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
+          if (done) return
+          buffer += value
+          let end: number
+          while ((end = buffer.indexOf("\n\n")) !== -1) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            const fields = new Map<string, string>()
+            for (const line of block.split("\n")) {
+              const colon = line.indexOf(":")
+              const name = line.slice(0, colon)
+              const value = line.slice(colon + 1).replace(/^ /, "")
+              fields.set(name, fields.has(name) ? `${fields.get(name)}\n${value}` : value)
+            }
+            const event = { id: fields.get("id"), event: fields.get("event") ?? "message", data: fields.get("data") ?? "" }
+            if (event.event !== "heartbeat") events.push(event)
+            waiting.splice(0).forEach((wake) => wake())
+          }
+        }
+      })()
+      const next = async (count: number, timeoutMs = 15_000): Promise<ReadonlyArray<ReceivedEvent>> => {
+        const deadline = Date.now() + timeoutMs
+        while (events.length < count) {
+          if (Date.now() > deadline) throw new Error(`waited for ${count} events, got ${events.length}`)
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve)
+            setTimeout(resolve, 200)
+          })
+        }
+        return events.splice(0, count)
+      }
+      /** What arrived so far and was not taken. */
+      const pending = () => [...events]
+      return { response, next, pending, close: () => controller.abort(), ended: reading }
+    }),
+    (stream) => Effect.sync(() => stream.close())
+  )
+
+const fileTicket = (server: TestServerShape, key: string, subject: string) =>
+  Effect.promise(() => server.request("POST", "/v1/tickets", { key, body: { subject, body: "Streamed" } }))
+    .pipe(Effect.map((response) => {
+      expect(response.status).toBe(202)
+      return response.body as { ticket_id: string; ticket_number: number }
+    }))
+
+describe.each(databaseKinds)("the project's event stream on %s", (kind) => {
+  layer(testServer(kind), { excludeTestServices: true })((it) => {
+    it.effect("streams each event as the webhooks would carry it, and resumes after an id with exactly what followed", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const server = yield* TestServer
+        const project = yield* createProject(server)
+        const other = yield* createProject(server, "Another")
+        const stream = yield* openStream(server.baseUrl, `/v1/admin/projects/${project.projectId}/events`, {
+          authorization: `Bearer ${adminToken}`
+        })
+        expect(stream.response.status).toBe(200)
+        expect(stream.response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+
+        const first = yield* fileTicket(server, project.key, "First")
+        yield* fileTicket(server, other.key, "Not this project's")
+        const second = yield* fileTicket(server, project.key, "Second")
+        const [a, b] = yield* Effect.promise(() => stream.next(2))
+        expect([a!.event, b!.event]).toEqual(["ticket_created", "ticket_created"])
+        expect(JSON.parse(a!.data)).toMatchObject({
+          event: "ticket_created",
+          data: { id: first.ticket_id, subject: "First", project_id: project.projectId }
+        })
+        expect(JSON.parse(b!.data).data.id).toBe(second.ticket_id)
+        expect(Number(b!.id)).toBeGreaterThan(Number(a!.id))
+        stream.close()
+
+        // three more while nobody listens, then a reconnect after the first event
+        const later = []
+        for (const subject of ["Third", "Fourth", "Fifth"]) later.push(yield* fileTicket(server, project.key, subject))
+        const resumed = yield* openStream(server.baseUrl, `/v1/admin/projects/${project.projectId}/events`, {
+          authorization: `Bearer ${adminToken}`,
+          "last-event-id": a!.id!
+        })
+        const replayed = yield* Effect.promise(() => resumed.next(4))
+        expect(replayed.map((event) => JSON.parse(event.data).data.id)).toEqual([second, ...later].map((t) => t.ticket_id))
+        expect(replayed.map((event) => Number(event.id))).toEqual([...replayed.map((event) => Number(event.id))].sort((x, y) => x - y))
+        // nothing twice, nothing more
+        yield* Effect.sleep("500 millis")
+        expect(resumed.pending()).toEqual([])
+      })), 60_000)
+
+    it.effect("is a full key's too, not a widget key's; a malformed Last-Event-ID is a 400 that names it", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const server = yield* TestServer
+        const project = yield* createProject(server)
+        const stream = yield* openStream(server.baseUrl, "/v1/events?after=0", { authorization: `Bearer ${project.key}` })
+        expect(stream.response.status).toBe(200)
+        const ticket = yield* fileTicket(server, project.key, "Mine")
+        const [event] = yield* Effect.promise(() => stream.next(1))
+        expect(JSON.parse(event!.data).data.id).toBe(ticket.ticket_id)
+
+        const widget = yield* Effect.promise(() => server.request("GET", "/v1/events", { key: project.widgetKey }))
+        expect([widget.status, widget.body?.error?.code]).toEqual([403, "FORBIDDEN"])
+        const malformed = yield* Effect.promise(() =>
+          server.request("GET", "/v1/events", { key: project.key, headers: { "last-event-id": "yesterday" } }))
+        expect(malformed.status).toBe(400)
+        expect(malformed.body).toEqual({
+          error: { code: "VALIDATION_ERROR", message: "Last-Event-ID must be the id of an event this stream sent" }
+        })
+        const unknown = yield* Effect.promise(() =>
+          server.request("GET", "/v1/admin/projects/00000000-0000-4000-8000-000000000000/events", { key: adminToken }))
+        expect(unknown.status).toBe(404)
+      })), 60_000)
+  })
+})
+
+describe("the project's event stream when its instance shuts down", () => {
+  it.effect("ends, so the shutdown does not wait on it and its client resumes elsewhere", () =>
+    Effect.gen(function*() {
+      const instance = yield* Scope.make()
+      const server = Context.get(yield* Layer.build(testServer("pglite")).pipe(Scope.provide(instance)), TestServer)
+      const project = yield* createProject(server)
+      const stream = yield* openStream(server.baseUrl, "/v1/events", { authorization: `Bearer ${project.key}` }).pipe(
+        Scope.provide(instance)
+      )
+      const started = Date.now()
+      yield* Scope.close(instance, Exit.void)
+      // the response ended from the server's side, and the shutdown did not wait for a heartbeat's failure
+      yield* Effect.promise(() => stream.ended)
+      expect(Date.now() - started).toBeLessThan(10_000)
+    }), 60_000)
+})
+
+describeNeeding(postgresMissing, "the project's event stream with two instances on one PostgreSQL", () => {
+  it.live("delivers an event committed on one instance to a stream held by the other, in the order numbered", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const env = yield* freshDatabase("postgres")
+      const a = Context.get(yield* Layer.build(testServer("postgres", {}, env)), TestServer)
+      const b = Context.get(yield* Layer.build(testServer("postgres", {}, env)), TestServer)
+      const project = yield* createProject(a)
+      const onB = yield* openStream(b.baseUrl, "/v1/events", { authorization: `Bearer ${project.key}` })
+      const created = yield* Effect.all(
+        Array.from({ length: 20 }, (_, i) => fileTicket(i % 2 === 0 ? a : b, project.key, `Ticket ${i}`)),
+        { concurrency: "unbounded" }
+      )
+      const received = yield* Effect.promise(() => onB.next(20))
+      expect(new Set(received.map((event) => JSON.parse(event.data).data.id))).toEqual(new Set(created.map((t) => t.ticket_id)))
+      const ids = received.map((event) => Number(event.id))
+      expect(ids).toEqual([...ids].sort((x, y) => x - y))
+      expect(new Set(ids).size).toBe(20)
+      // the same from the first instance, resumed from the start: the same order
+      const onA = yield* openStream(a.baseUrl, "/v1/events?after=0", { authorization: `Bearer ${project.key}` })
+      expect((yield* Effect.promise(() => onA.next(20))).map((event) => event.id)).toEqual(received.map((event) => event.id))
+    })), 90_000)
+})
