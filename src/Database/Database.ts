@@ -46,10 +46,11 @@ const embedded = (dataDir: string) =>
 const AutovacuumSetting = Schema.Struct({ autovacuum: Schema.String })
 
 /** A listening connection that drops is opened again; meanwhile the workers' slow poll covers. */
-const serverInfo = Layer.effect(
+const serverInfo = (url: Redacted.Redacted) => Layer.effect(
   DatabaseInfo,
   Effect.gen(function*() {
     const client = yield* PgClient.PgClient
+    const listening = yield* Pg.listeningClient(url)
     const outage = yield* DatabaseOutage
     // read once at start, outside any request: no trace of its own
     const { autovacuum } = yield* client`SELECT current_setting('autovacuum') AS autovacuum`.pipe(
@@ -57,7 +58,7 @@ const serverInfo = Layer.effect(
       Effect.withTracerEnabled(false)
     )
     const listen = (channel: string): Stream.Stream<ListenEvent> =>
-      Stream.unwrap(Effect.map(client.listen(channel), (queue) =>
+      Stream.unwrap(Effect.map(listening.listen(channel), (queue) =>
         Stream.concat(
           Stream.succeed<ListenEvent>("subscribed"),
           Stream.map(Stream.fromQueue(queue), (): ListenEvent => "notified")
@@ -75,7 +76,7 @@ const serverInfo = Layer.effect(
 )
 
 const server = (url: Redacted.Redacted, maxConnections: number) =>
-  serverInfo.pipe(Layer.provideMerge(DatabaseOutage.layer), Layer.provideMerge(Pg.layer(url, maxConnections)))
+  serverInfo(url).pipe(Layer.provideMerge(DatabaseOutage.layer), Layer.provideMerge(Pg.layer(url, maxConnections)))
 
 /**
  * The one SqlClient of the service: PostgreSQL when DATABASE_URL is set, else embedded PGlite

@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
+import { Reactivity } from "effect/reactivity"
 import * as Net from "node:net"
 import { setImmediate } from "node:timers"
 
@@ -63,3 +64,15 @@ export const layer = (url: Redacted.Redacted, maxConnections: number) =>
   PgClient.layer({ url, maxConnections, applicationName, multiplex: true, stream: coalescingConnection(url) }).pipe(
     Layer.orDie
   )
+
+/**
+ * The connections that LISTEN, apart from the pool: one of its own for each channel, opened again
+ * when it drops. A listener held on the multiplexed pool takes a pooled connection out of
+ * circulation for good, and with several taken at the moment the pool sized itself the statements
+ * waited for a connection that never came.
+ */
+export const listeningClient = (url: Redacted.Redacted) =>
+  PgClient.makeClient({ url, applicationName, acquireForStream: true, stream: coalescingConnection(url) }).pipe(
+    Effect.provide(Reactivity.layer)
+  )
+

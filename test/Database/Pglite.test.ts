@@ -46,7 +46,8 @@ describe("the embedded database", () => {
         { migration_id: 8, name: "job_traces" },
         { migration_id: 9, name: "room_for_updates" },
         { migration_id: 11, name: "idempotency_per_key" },
-        { migration_id: 12, name: "sender_verified" }
+        { migration_id: 12, name: "sender_verified" },
+        { migration_id: 13, name: "events" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

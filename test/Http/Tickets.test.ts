@@ -11,7 +11,8 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** The events of a ticket, as the deliveries to the one endpoint a test registers. */
 const eventsOf = (ticketId: string) =>
   Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
-    sql<{ body: string }>`SELECT body FROM webhook_deliveries WHERE ticket_id = ${ticketId} ORDER BY created_at`.pipe(
+    // the event log keeps them in the order they were written; deliveries of one statement share a timestamp
+    sql<{ body: string }>`SELECT body FROM events WHERE ticket_id = ${ticketId} ORDER BY id`.pipe(
       Effect.map((rows) => rows.map((row) => JSON.parse(row.body)))
     ))
 
