@@ -37,17 +37,13 @@ export const StreamedEvent = Schema.Struct({
   data: Schema.String
 }).annotate({ identifier: "StreamedEvent" })
 
-const success = HttpApiSchema.StreamSse({ events: StreamedEvent })
+/** What both streams take and answer: where to resume, and the events. */
+const stream = { headers: ResumeHeaders, query: ResumeQuery, success: HttpApiSchema.StreamSse({ events: StreamedEvent }) }
 const error = [ValidationError.wire, InternalError.wire]
 
 export class EventsApi extends HttpApiGroup.make("events")
   .add(
-    HttpApiEndpoint.get("project", "/v1/events", {
-      headers: ResumeHeaders,
-      query: ResumeQuery,
-      success,
-      error: [...error, Forbidden.wire]
-    }).annotate(OpenApi.Description, "The project's events as Server-Sent Events (a full key): the same five events and bodies as the webhooks, resumable from an event id")
+    HttpApiEndpoint.get("project", "/v1/events", { ...stream, error: [...error, Forbidden.wire] }).annotate(OpenApi.Description, "The project's events as Server-Sent Events (a full key): the same five events and bodies as the webhooks, resumable from an event id")
   )
   .middleware(ProjectAuth)
   .annotate(OpenApi.Title, "Events")
@@ -56,10 +52,8 @@ export class EventsApi extends HttpApiGroup.make("events")
 export class AdminEventsApi extends HttpApiGroup.make("adminEvents")
   .add(
     HttpApiEndpoint.get("project", "/v1/admin/projects/:pid/events", {
+      ...stream,
       params: { pid: pathParam(ProjectId) },
-      headers: ResumeHeaders,
-      query: ResumeQuery,
-      success,
       error: [...error, NotFound.wire]
     }).annotate(OpenApi.Description, "A project's events as Server-Sent Events, with the admin token")
   )

@@ -22,7 +22,8 @@ const cacheControl = "public, max-age=300, must-revalidate"
  * forwarded scheme and host. Parsed as a URL, so a page never shows a Host that is not one.
  */
 const originOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
-  const forwarded = (name: string) => trustProxy ? request.headers[name]?.split(",")[0]?.trim() : undefined
+  // the last entry, as for the client address (Auth/Http): the one the proxy in front appended
+  const forwarded = (name: string) => trustProxy ? request.headers[name]?.split(",").at(-1)?.trim() : undefined
   const scheme = forwarded("x-forwarded-proto") === "https" ? "https" : "http"
   const host = forwarded("x-forwarded-host") ?? request.headers.host ?? "localhost"
   try {

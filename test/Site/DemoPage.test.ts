@@ -100,6 +100,9 @@ describe("the demo page at / on the embedded database", () => {
         const { snippet } = yield* snippetOn(server, { "x-forwarded-host": "support.example.org", "x-forwarded-proto": "https" })
         const { config, scriptUrl } = pasted(snippet)
         expect([config.baseUrl, scriptUrl]).toEqual(["https://support.example.org", "https://support.example.org/widget.js"])
+        // what a client wrote before the proxy appended its own is not believed
+        const appended = yield* snippetOn(server, { "x-forwarded-host": "evil.example, support.example.org", "x-forwarded-proto": "http, https" })
+        expect(pasted(appended.snippet).config.baseUrl).toBe("https://support.example.org")
       }))
   })
 })
