@@ -2,12 +2,14 @@ import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema, Sch
 import type { LogLevel } from "effect/LogLevel"
 import { JobKinds, type JobKind } from "./Domain/Jobs.ts"
 
-/** `1m`, `30s`, `500ms`, `2h` or a plain number of milliseconds. */
+/** `1m`, `30s`, `500ms`, `2h`, `7d` or a plain number of milliseconds. */
 export const parseDuration = (text: string): Duration.Duration | undefined => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text)
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text)
   if (match === null) return undefined
   const value = Number(match[1])
   switch (match[2]) {
+    case "d":
+      return Duration.days(value)
     case "h":
       return Duration.hours(value)
     case "m":
@@ -95,6 +97,7 @@ export const settings = Config.all({
   redisUrl: optionalSecret("REDIS_URL"),
   webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
   webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
+  eventRetention: duration("EVENT_RETENTION", "7d"),
   triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),
   openAiBaseUrl: Config.String("OPENAI_BASE_URL").pipe(Config.withDefault("https://api.openai.com/v1")),
   openAiApiKey: optionalSecret("OPENAI_API_KEY"),
@@ -154,6 +157,8 @@ export interface Settings {
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
   readonly webhookTimeout: Duration.Duration
+  /** how long the event log keeps an event for streams to resume from */
+  readonly eventRetention: Duration.Duration
   readonly triageProvider: "local" | "openai"
   readonly openAiBaseUrl: string
   readonly openAiApiKey: Option.Option<Redacted.Redacted>

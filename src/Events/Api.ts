@@ -4,10 +4,12 @@ import { AdminAuth, ProjectAuth } from "../Auth/Api.ts"
 import { Forbidden, InternalError, NotFound, ValidationError } from "../Domain/Errors.ts"
 import { pathParam, ProjectId } from "../Domain/Ids.ts"
 
-/** An event id this service sent (`id:` of an event), read back from `Last-Event-ID` or `after`. */
+/** An event id this service sent (`id:` of an event), read back from `Last-Event-ID` or `last_event_id`. */
 const EventPosition = (field: string) =>
   Schema.String.pipe(
-    Schema.check(Schema.makeFilter((s: string) => /^\d{1,15}$/.test(s) || `${field} must be the id of an event this stream sent`)),
+    Schema.check(Schema.makeFilter((s: string) =>
+      (/^\d{1,16}$/.test(s) && Number.isSafeInteger(Number(s))) || `${field} must be the id of an event this stream sent`
+    )),
     Schema.decodeTo(
       Schema.Number,
       SchemaTransformation.transform<number, string>({ decode: (s) => Number(s), encode: (n) => String(n) })
@@ -21,15 +23,16 @@ export const ResumeHeaders = {
 }
 
 export const ResumeQuery = {
-  after: Schema.optionalKey(EventPosition("after").annotate({
+  last_event_id: Schema.optionalKey(EventPosition("last_event_id").annotate({
     description: "the same as Last-Event-ID, for clients that cannot set headers; without either, the stream starts with the next event"
   }))
 }
 
 /**
- * One event of a stream: `id` is its position in the project's log, `event` one of the five
- * webhook events, `data` the JSON body its webhook delivery carries; `heartbeat` (no id, data
- * `{}`) every 15 s keeps proxies from closing a quiet stream.
+ * One event of a stream: `id` an increasing id of a committed event, `event` one of the webhook
+ * events, `data` the JSON body its webhook delivery carries. `reset` (no id) comes first when the
+ * id a client resumed from is too old to replay. A comment line (`: keep-alive`) every 15 s keeps
+ * proxies from closing a quiet stream.
  */
 export const StreamedEvent = Schema.Struct({
   id: Schema.optionalKey(Schema.String),
@@ -37,8 +40,8 @@ export const StreamedEvent = Schema.Struct({
   data: Schema.String
 }).annotate({ identifier: "StreamedEvent" })
 
-/** What both streams take and answer: where to resume, and the events. */
-const stream = { headers: ResumeHeaders, query: ResumeQuery, success: HttpApiSchema.StreamSse({ events: StreamedEvent }) }
+/** What every stream takes and answers: where to resume, and the events. */
+export const stream = { headers: ResumeHeaders, query: ResumeQuery, success: HttpApiSchema.StreamSse({ events: StreamedEvent }) }
 const error = [ValidationError.wire, InternalError.wire]
 
 export class EventsApi extends HttpApiGroup.make("events")

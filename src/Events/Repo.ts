@@ -1,10 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
-import type { ProjectId } from "../Domain/Ids.ts"
-
-/** The advisory lock a sequencer holds while it numbers: one at a time, across every instance. */
-const sequencerLock = 4_230_917
+import type { ProjectId, TicketId } from "../Domain/Ids.ts"
 
 // read as text: a bigint's driver type differs between PostgreSQL and PGlite; ordered by the
 // column itself (e.position), since ORDER BY position would sort the text alias
@@ -18,59 +15,94 @@ const EventRow = Schema.Struct({
 /** An event as the log holds it: its position, whose it is, and its webhook body as sent. */
 export type StoredEvent = typeof EventRow.Type
 
-const Numbered = Schema.Struct({ numbered: Schema.Number })
-const Top = Schema.Struct({ top: Schema.NumberFromString })
+const Horizon = Schema.Struct({
+  horizon: Schema.NumberFromString,
+  newest: Schema.NullOr(Schema.NumberFromString)
+})
+/**
+ * Every event below `horizon` is final; `newest` is the highest position written, which is at or
+ * above the horizon while a transaction that began before a committed event's is still running.
+ */
+export type Horizon = typeof Horizon.Type
 
-/** The most a read or a sequencer's run takes at once. */
+const Bounds = Schema.Struct({
+  pruned_through: Schema.NumberFromString,
+  newest: Schema.NullOr(Schema.NumberFromString)
+})
+
+/** Which events a stream wants: one project's, or one ticket's (of that project) of some kinds. */
+export type EventFilter =
+  | { readonly projectId: ProjectId; readonly ticketId?: undefined }
+  | { readonly projectId: ProjectId; readonly ticketId: TicketId; readonly kinds: ReadonlyArray<string> }
+
+/** The most a read takes at once. */
 export const eventBatch = 1000
 
 export class EventsRepo extends Context.Service<EventsRepo>()("app/Events/Repo", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /**
-     * Numbers up to `eventBatch` events written since the last run, in the order they were
-     * written, and tells every instance (NOTIFY events, at commit). The lock is taken in a
-     * statement of its own, so the numbering statement's snapshot sees what the last holder did.
-     */
-    const number = Rows.transaction(sql)(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(${sequencerLock})`.pipe(Rows.run)
-      const { numbered } = yield* sql`
-        WITH base AS (SELECT coalesce(max(position), 0) AS top FROM events),
-        next AS (
-          SELECT id, row_number() OVER (ORDER BY id) AS n FROM events
-          WHERE position IS NULL ORDER BY id LIMIT ${eventBatch}
-        ),
-        numbered AS (
-          UPDATE events e SET position = base.top + next.n FROM next, base WHERE e.id = next.id RETURNING e.position
-        ),
-        told AS (SELECT pg_notify('events', 'numbered') FROM (SELECT 1 FROM numbered LIMIT 1) any_numbered)
-        SELECT (SELECT count(*) FROM numbered)::int AS numbered, (SELECT count(*) FROM told)::int AS told`.pipe(
-        Rows.single(Numbered)
-      )
-      return numbered
-    }))
-
-    /** The highest position numbered so far; 0 before the first event. */
-    const top = sql`SELECT coalesce(max(position), 0)::text AS top FROM events`.pipe(
-      Rows.single(Top),
-      Effect.map((row) => row.top)
+    const horizon = sql`SELECT event_horizon()::text AS horizon, (SELECT max(position) FROM events)::text AS newest`.pipe(
+      Rows.single(Horizon)
     )
 
-    /** Every project's events after `position`, in order, up to `eventBatch`. */
-    const after = (position: number) =>
+    /** Every project's events in (after, before), in order, up to `eventBatch`. */
+    const between = (after: number, before: number) =>
       sql`
         SELECT e.position::text AS position, e.project_id, e.ticket_id, e.kind, e.body FROM events e
-        WHERE e.position > ${position} ORDER BY e.position LIMIT ${eventBatch}`.pipe(Rows.all(EventRow))
+        WHERE e.position > ${after} AND e.position < ${before} ORDER BY e.position LIMIT ${eventBatch}`.pipe(
+        Rows.all(EventRow)
+      )
 
-    /** One project's events after `position` up to `through`, in order, up to `eventBatch`. */
-    const ofProject = (projectId: ProjectId, position: number, through: number) =>
+    /** The events `filter` wants in (after, through], in order, up to `eventBatch`. */
+    const matching = (filter: EventFilter, after: number, through: number) =>
+      filter.ticketId === undefined
+        ? sql`
+          SELECT e.position::text AS position, e.project_id, e.ticket_id, e.kind, e.body FROM events e
+          WHERE e.project_id = ${filter.projectId} AND e.position > ${after} AND e.position <= ${through}
+          ORDER BY e.position LIMIT ${eventBatch}`.pipe(Rows.all(EventRow))
+        : sql`
+          SELECT e.position::text AS position, e.project_id, e.ticket_id, e.kind, e.body FROM events e
+          WHERE e.ticket_id = ${filter.ticketId} AND e.project_id = ${filter.projectId}
+            AND e.kind = ANY(${`{${filter.kinds.join(",")}}`}::text[])
+            AND e.position > ${after} AND e.position <= ${through}
+          ORDER BY e.position LIMIT ${eventBatch}`.pipe(Rows.all(EventRow))
+
+    /** What a resumed stream is checked against: what retention removed, and the newest position. */
+    const bounds = sql`
+      SELECT pruned_through::text, (SELECT max(position) FROM events)::text AS newest FROM event_clock`.pipe(
+      Rows.single(Bounds)
+    )
+
+    /**
+     * After a restore into another cluster, whose transaction ids start lower than the ones the
+     * positions came from, moves the ids forward so later positions are higher; nothing otherwise.
+     */
+    const keepPositionsIncreasing = sql`
+      UPDATE event_clock c SET base = newest.slot - pg_current_xact_id()::text::bigint + 1
+      FROM (SELECT max(position) / 1000000 AS slot FROM events) newest
+      WHERE newest.slot >= pg_current_xact_id()::text::bigint + c.base`.pipe(Rows.run)
+
+    /**
+     * Removes the events older than `before` (ISO time) a page at a time, oldest positions first
+     * so what is left is a suffix of the log; returns how many went.
+     */
+    const prune = (before: string) =>
       sql`
-        SELECT e.position::text AS position, e.project_id, e.ticket_id, e.kind, e.body FROM events e
-        WHERE e.project_id = ${projectId} AND e.position > ${position} AND e.position <= ${through}
-        ORDER BY e.position LIMIT ${eventBatch}`.pipe(Rows.all(EventRow))
+        WITH gone AS (
+          DELETE FROM events WHERE position IN (
+            SELECT position FROM events WHERE position < coalesce(
+              (SELECT min(position) FROM events WHERE created_at >= ${before}),
+              (SELECT max(position) + 1 FROM events))
+            ORDER BY position LIMIT ${eventBatch * 10})
+          RETURNING position
+        ), noted AS (
+          UPDATE event_clock SET pruned_through = greatest(pruned_through, (SELECT max(position) FROM gone))
+          WHERE EXISTS (SELECT 1 FROM gone)
+        )
+        SELECT count(*)::int AS pruned FROM gone`.pipe(Rows.single(Schema.Struct({ pruned: Schema.Number })))
 
-    return { number, top, after, ofProject }
+    return { horizon, between, matching, bounds, keepPositionsIncreasing, prune }
   })
 }) {
   static readonly layer = Layer.effect(EventsRepo, EventsRepo.make)

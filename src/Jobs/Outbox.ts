@@ -19,15 +19,16 @@ const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
 /**
  * The `WITH` parts that write the outbox rows of `jobs`, for a repository to put in its
  * statement: plain jobs; automation jobs of events a rule listens to; and for each event, its
- * entry in the event log (for the streams) and one delivery per endpoint subscribed to it, with
+ * entry in the event log (for the streams, positioned in the order given) and one delivery per endpoint subscribed to it, with
  * the job of its first attempt. Callers run it in
  * the statement or transaction of the change that caused it (the transactional outbox), so the
  * work exists exactly when the change does.
  */
 export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJob>) =>
   sql`outbox_entries AS (
-      SELECT * FROM jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
-        AS j(kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz, trace_context text)
+      SELECT * FROM ROWS FROM (jsonb_to_recordset(${jobsAsJson(jobs)}::jsonb)
+        AS (kind text, project_id uuid, ticket_id uuid, payload jsonb, run_at timestamptz, trace_context text))
+        WITH ORDINALITY AS j(kind, project_id, ticket_id, payload, run_at, trace_context, entry)
     ), outbox_jobs AS (
       INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at, trace_context)
       SELECT e.kind, e.project_id, e.ticket_id, e.payload, e.run_at, e.trace_context FROM outbox_entries e
@@ -35,9 +36,10 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
         OR (e.kind = 'automation' AND EXISTS (
           SELECT 1 FROM automation_rules r WHERE r.project_id = e.project_id AND r.event = e.payload->>'kind'))
     ), outbox_events AS (
-      INSERT INTO events (project_id, ticket_id, kind, body, created_at)
-      SELECT e.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at
-      FROM outbox_entries e WHERE e.kind = 'webhook'
+      INSERT INTO events (position, project_id, ticket_id, kind, body, created_at)
+      SELECT p.before + row_number() OVER (ORDER BY e.entry), e.project_id, e.ticket_id, e.payload->>'kind',
+        e.payload->>'body', e.run_at
+      FROM outbox_entries e, (SELECT event_position_before_next() AS before) p WHERE e.kind = 'webhook'
     ), outbox_deliveries AS (
       INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at)
       SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at

@@ -11,8 +11,8 @@ interface ReceivedEvent {
 }
 
 /**
- * An SSE stream as a client reads it: `next(n)` waits for the next n events (heartbeats left
- * out), `close` ends the connection.
+ * An SSE stream as a client reads it: `next(n)` waits for the next n events (comment lines are
+ * only counted), `close` ends the connection.
  */
 const openStream = (baseUrl: string, path: string, headers: Record<string, string>) =>
   Effect.acquireRelease(
@@ -22,6 +22,7 @@ const openStream = (baseUrl: string, path: string, headers: Record<string, strin
       const events: Array<ReceivedEvent> = []
       const waiting: Array<() => void> = []
       let buffer = ""
+      let comments = 0
       const reading = (async () => {
         const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
         for (;;) {
@@ -33,14 +34,17 @@ const openStream = (baseUrl: string, path: string, headers: Record<string, strin
             const block = buffer.slice(0, end)
             buffer = buffer.slice(end + 2)
             const fields = new Map<string, string>()
-            for (const line of block.split("\n")) {
+            const lines = block.split("\n").filter((line) => !line.startsWith(":"))
+            if (lines.length < block.split("\n").length) comments++
+            if (lines.length === 0) continue
+            for (const line of lines) {
               const colon = line.indexOf(":")
               const name = line.slice(0, colon)
               const value = line.slice(colon + 1).replace(/^ /, "")
               fields.set(name, fields.has(name) ? `${fields.get(name)}\n${value}` : value)
             }
             const event = { id: fields.get("id"), event: fields.get("event") ?? "message", data: fields.get("data") ?? "" }
-            if (event.event !== "heartbeat") events.push(event)
+            events.push(event)
             waiting.splice(0).forEach((wake) => wake())
           }
         }
@@ -58,7 +62,7 @@ const openStream = (baseUrl: string, path: string, headers: Record<string, strin
       }
       /** What arrived so far and was not taken. */
       const pending = () => [...events]
-      return { response, next, pending, close: () => controller.abort(), ended: reading }
+      return { response, next, pending, comments: () => comments, close: () => controller.abort(), ended: reading }
     }),
     (stream) => Effect.sync(() => stream.close())
   )
@@ -115,7 +119,7 @@ describe.each(databaseKinds)("the project's event stream on %s", (kind) => {
       Effect.scoped(Effect.gen(function*() {
         const server = yield* TestServer
         const project = yield* createProject(server)
-        const stream = yield* openStream(server.baseUrl, "/v1/events?after=0", { authorization: `Bearer ${project.key}` })
+        const stream = yield* openStream(server.baseUrl, "/v1/events?last_event_id=0", { authorization: `Bearer ${project.key}` })
         expect(stream.response.status).toBe(200)
         const ticket = yield* fileTicket(server, project.key, "Mine")
         const [event] = yield* Effect.promise(() => stream.next(1))
@@ -171,7 +175,7 @@ describeNeeding(postgresMissing, "the project's event stream with two instances 
       expect(ids).toEqual([...ids].sort((x, y) => x - y))
       expect(new Set(ids).size).toBe(20)
       // the same from the first instance, resumed from the start: the same order
-      const onA = yield* openStream(a.baseUrl, "/v1/events?after=0", { authorization: `Bearer ${project.key}` })
+      const onA = yield* openStream(a.baseUrl, "/v1/events?last_event_id=0", { authorization: `Bearer ${project.key}` })
       expect((yield* Effect.promise(() => onA.next(20))).map((event) => event.id)).toEqual(received.map((event) => event.id))
     })), 90_000)
 })
