@@ -7,6 +7,7 @@ import { AdminHttpLive } from "./Admin/Http.ts"
 import { ArticlesHttpLive } from "./Articles/Http.ts"
 import { Articles } from "./Articles/Articles.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
+import { TicketAccess } from "./Auth/TicketAccess.ts"
 import { AutomationHttpLive } from "./Automation/Http.ts"
 import { Automation } from "./Automation/Automation.ts"
 import type { AppConfig } from "./Config.ts"
@@ -54,6 +55,7 @@ export const TicketsLive = withDatabase(Tickets.layer)
 export const ArticlesLive = withDatabase(Articles.layer)
 export const AdminTokenLive = withDatabase(AdminToken.layer)
 const RateLimitLive = RateLimit.layer
+const ReadinessLive = withDatabase(Readiness.layer).pipe(Layer.provide(RateLimitLive))
 
 /**
  * The services the API is built on, each with its repositories, by name: the graph takes them
@@ -70,9 +72,10 @@ export const liveServices = {
   automation: withDatabase(Automation.layer),
   observability: withDatabase(Observability.layer),
   rateLimit: RateLimitLive,
-  readiness: withDatabase(Readiness.layer).pipe(Layer.provide(RateLimitLive)),
+  readiness: ReadinessLive,
   idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer))),
-  events: withDatabase(EventLog.layer.pipe(Layer.provide(EventsRepo.layer)))
+  events: withDatabase(EventLog.layer.pipe(Layer.provide([EventsRepo.layer, ReadinessLive]))),
+  ticketAccess: withDatabase(TicketAccess.layer)
 }
 
 type LiveServices = typeof liveServices
@@ -107,7 +110,9 @@ const handlersOf = (services: ServiceLayers) => {
   const adminAuth = AdminAuthLive.pipe(Layer.provide(services.adminToken))
   return Layer.mergeAll(
     HealthHttpLive.pipe(Layer.provide([services.rateLimit, services.readiness])),
-    TicketsHttpLive.pipe(Layer.provide([services.tickets, projectAuth, services.idempotent])),
+    TicketsHttpLive.pipe(
+      Layer.provide([services.tickets, services.ticketAccess, services.events, projectAuth, services.idempotent])
+    ),
     ArticlesHttpLive.pipe(Layer.provide([services.articles, projectAuth])),
     SearchHttpLive.pipe(Layer.provide([services.search, projectAuth])),
     AdminHttpLive.pipe(

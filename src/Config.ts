@@ -94,6 +94,7 @@ export const settings = Config.all({
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   adminToken: optionalSecret("ADMIN_TOKEN"),
   rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(100)),
+  widgetVisitorRateLimitPerMinute: Config.Int("WIDGET_VISITOR_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(30)),
   redisUrl: optionalSecret("REDIS_URL"),
   webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
   webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
@@ -153,7 +154,10 @@ export interface Settings {
   readonly databasePoolSize: number
   readonly dataDir: string
   readonly adminToken: Option.Option<Redacted.Redacted>
+  /** per key, unless the key has its own */
   readonly rateLimitPerMinute: number
+  /** per visitor of a widget key (the verified visitor, else the client address), besides the key's own */
+  readonly widgetVisitorRateLimitPerMinute: number
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
   readonly webhookTimeout: Duration.Duration

@@ -32,7 +32,7 @@ describe("the same sources under Deno 2", () => {
     const [{ ticket_id }, created] = await postTicket(service.baseUrl, key, { subject: "Hello from Deno", body: "Works?" })
     expect(created.status).toBe(202)
     const [ticket, read] = await callService(service.baseUrl, key, (api) =>
-      api.tickets.get({ params: { id: ticket_id }, query: {}, responseMode: "decoded-and-response" }))
+      api.tickets.get({ params: { id: ticket_id }, query: {}, headers: {}, responseMode: "decoded-and-response" }))
     expect(read.status).toBe(200)
     expect(ticket).toMatchObject({ ticket_id, subject: "Hello from Deno", status: "open", ticket_number: 1 })
     expect(service.output()).toContain("demo project")
@@ -49,6 +49,29 @@ describe("the same sources under Deno 2", () => {
     expect(found.total).toBe(1)
     expect(found.articles[0]!.excerpt).toBe("Reset your <mark>password</mark> when <mark>passwords</mark> expire")
   })
+
+  it("streams a ticket's events: the body the log writes is piped by Deno's node:http too", async () => {
+    const { key, projectId } = await provisionProject(service.baseUrl, adminToken, "Deno streams")
+    const [{ ticket_id }] = await postTicket(service.baseUrl, key, { subject: "Live", body: "Anyone?" })
+    const controller = new AbortController()
+    const response = await fetch(`${service.baseUrl}/v1/tickets/${ticket_id}/events`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: controller.signal
+    })
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    await callService(service.baseUrl, adminToken, (api) =>
+      api.admin.addAgentMessage({ params: { pid: projectId, id: ticket_id }, payload: { body: "Here" } }))
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ""
+    while (!text.includes("event: ticket_replied")) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += value
+    }
+    controller.abort()
+    expect(text).toMatch(/^: keep-alive\n\n/)
+    expect(text).toMatch(/id: \d+\nevent: ticket_replied\ndata: \{"event":"ticket_replied"/)
+  }, 30_000)
 })
 
 describe("the client's test file under Deno 2", () => {

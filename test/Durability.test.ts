@@ -38,7 +38,7 @@ describe("an acknowledged ticket on the embedded database", () => {
     const second = await start(dataDir)
     try {
       const [ticket, read] = await callService(second.baseUrl, key, (api) =>
-        api.tickets.get({ params: { id: ticket_id }, query: {}, responseMode: "decoded-and-response" }))
+        api.tickets.get({ params: { id: ticket_id }, query: {}, headers: {}, responseMode: "decoded-and-response" }))
       expect(read.status).toBe(200)
       expect(ticket).toMatchObject({ ticket_id, subject: "Do not lose me", ticket_number: 1 })
       // the demo is seeded once, on the first start only

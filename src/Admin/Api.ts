@@ -13,12 +13,17 @@ import {
   AgentCreated,
   AgentList,
   ApiKeyList,
+  ApiKeySummary,
   CreateAgentInput,
   CreateKeyInput,
   CreateProjectInput,
+  IdentitySecretCreated,
   KeyCreated,
   ProjectCreated,
-  ProjectList
+  ProjectIdentity,
+  ProjectList,
+  UpdateIdentityInput,
+  UpdateKeyInput
 } from "../Domain/Project.ts"
 import {
   AdminTicket,
@@ -52,11 +57,47 @@ export class AdminApi extends HttpApiGroup.make("admin")
     }),
     HttpApiEndpoint.get("listKeys", "/v1/admin/projects/:pid/api-keys", { params: ProjectPath, success: ApiKeyList, error })
       .annotate(OpenApi.Summary, "List the project's API keys, newest first, without the keys themselves"),
+    HttpApiEndpoint.patch("updateKey", "/v1/admin/projects/:pid/api-keys/:key_id", {
+      params: KeyPath,
+      payload: UpdateKeyInput,
+      success: ApiKeySummary,
+      error
+    }).annotate(
+      OpenApi.Summary,
+      "Set the key's own rate limit, in requests a minute, or null for the service's; counted from its next request"
+    ),
     HttpApiEndpoint.delete("revokeKey", "/v1/admin/projects/:pid/api-keys/:key_id", {
       params: KeyPath,
       success: HttpApiSchema.NoContent,
       error
     }),
+    HttpApiEndpoint.post("createIdentitySecret", "/v1/admin/projects/:pid/identity-secret", {
+      params: ProjectPath,
+      success: IdentitySecretCreated.pipe(HttpApiSchema.status(201)),
+      error
+    }).annotate(
+      OpenApi.Summary,
+      "Create or rotate the secret that signs the project's visitor tokens (HS256); shown only in this answer"
+    ),
+    HttpApiEndpoint.delete("removeIdentitySecret", "/v1/admin/projects/:pid/identity-secret", {
+      params: ProjectPath,
+      success: HttpApiSchema.NoContent,
+      error
+    }).annotate(OpenApi.Summary, "Remove the identity secret; verified visitors are no longer required"),
+    HttpApiEndpoint.get("getIdentity", "/v1/admin/projects/:pid/identity", {
+      params: ProjectPath,
+      success: ProjectIdentity,
+      error
+    }).annotate(OpenApi.Summary, "Whether the project has an identity secret and requires verified visitors (never the secret)"),
+    HttpApiEndpoint.patch("updateIdentity", "/v1/admin/projects/:pid/identity", {
+      params: ProjectPath,
+      payload: UpdateIdentityInput,
+      success: ProjectIdentity,
+      error
+    }).annotate(
+      OpenApi.Summary,
+      "Require verified visitors of the project's widget keys, or stop requiring them; 409 without an identity secret"
+    ),
     HttpApiEndpoint.post("createArticle", "/v1/admin/projects/:pid/articles", {
       params: ProjectPath,
       payload: CreateArticleInput,

@@ -23,7 +23,13 @@ export const AdminHttpLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
       .handle("listProjects", () => Effect.map(projects.list, (list) => ({ projects: list })))
       .handle("createKey", ({ params, payload }) => projects.createKey(ProjectId.make(params.pid), payload))
       .handle("listKeys", ({ params }) => projects.listKeys(ProjectId.make(params.pid)))
+      .handle("updateKey", ({ params, payload }) =>
+        projects.updateKey(ProjectId.make(params.pid), ApiKeyId.make(params.key_id), payload))
       .handle("revokeKey", ({ params }) => projects.revokeKey(ProjectId.make(params.pid), ApiKeyId.make(params.key_id)))
+      .handle("createIdentitySecret", ({ params }) => projects.createIdentitySecret(ProjectId.make(params.pid)))
+      .handle("removeIdentitySecret", ({ params }) => projects.removeIdentitySecret(ProjectId.make(params.pid)))
+      .handle("getIdentity", ({ params }) => projects.getIdentity(ProjectId.make(params.pid)))
+      .handle("updateIdentity", ({ params, payload }) => projects.updateIdentity(ProjectId.make(params.pid), payload))
       .handle("createArticle", ({ params, payload }) => inProject(params.pid, (pid) => articles.create(pid, payload)))
       .handle("listArticles", ({ params, query }) => inProject(params.pid, (pid) => articles.list(pid, query)))
       .handle("getArticle", ({ params }) => inProject(params.pid, (pid) => articles.get(pid, ArticleId.make(params.id))))

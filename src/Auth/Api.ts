@@ -3,12 +3,17 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
 import type { ProjectId } from "../Domain/Ids.ts"
 import type { KeyScope } from "../Domain/Project.ts"
+import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 
-/** The API key of the request being served: its project bounds everything the request sees. */
+/**
+ * The API key of the request being served: its project bounds everything the request sees. With
+ * a widget key, `visitor` is who the site's backend says the visitor is (a verified visitor token).
+ */
 export class CurrentKey extends Context.Service<CurrentKey, {
   readonly keyId: string
   readonly projectId: ProjectId
   readonly scope: KeyScope
+  readonly visitor?: VerifiedVisitor | undefined
 }>()("app/Auth/CurrentKey") {}
 
 /** Named apart in /docs, so Authorize says which credential goes where. */

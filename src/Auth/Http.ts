@@ -1,14 +1,19 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Result } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminToken } from "../Admin/AdminToken.ts"
 import { AppConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
+import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { sameSecret } from "../Projects/Secrets.ts"
 import { RateLimit } from "../RateLimit/RateLimit.ts"
 import { AdminAuth, CurrentKey, ProjectAuth } from "./Api.ts"
+import { verifyVisitor } from "./Visitor.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
+const visitorRequired = new Unauthorized({
+  message: "this project accepts only verified visitors: the widget needs identityToken, a token its site's backend signed (sent as X-Visitor-Token)"
+})
 
 /**
  * Tells the embeddable widget that the key in its page is a widget key: an answer without the
@@ -21,7 +26,9 @@ const markWidgetScope = HttpEffect.appendPreResponseHandler((_request, response)
 
 /**
  * A known key spends its own budget. A missing or unknown one spends the budget of the client
- * address instead, so guessing keys is throttled like anything else.
+ * address instead, so guessing keys is throttled like anything else. A widget key's request
+ * first spends its visitor's own budget (the verified visitor, else the client address), so
+ * one visitor cannot use up what a whole site shares.
  */
 export const ProjectAuthLive = Layer.effect(
   ProjectAuth,
@@ -46,12 +53,31 @@ export const ProjectAuthLive = Layer.effect(
             yield* rateLimit.check(`addr:${clientAddress(request)}`)
             return yield* invalidKey
           }
-          yield* rateLimit.check(`key:${key.value.key_id}`)
-          if (key.value.scope === "widget") yield* markWidgetScope
+          const found = key.value
+          let visitor: VerifiedVisitor | undefined
+          if (found.scope === "widget") {
+            yield* markWidgetScope
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const token = request.headers["x-visitor-token"]
+            const visitorBudget = (by: string) =>
+              rateLimit.check(`visitor:${found.project_id}:${by}`, config.widgetVisitorRateLimitPerMinute)
+            const address = `addr:${clientAddress(request)}`
+            if (token !== undefined && token !== "") {
+              const verified = yield* Effect.result(verifyVisitor(token, found.identity_secret))
+              // a refused token spends its address's budget, so forging them is throttled too
+              if (Result.isFailure(verified)) return yield* Effect.andThen(visitorBudget(address), Effect.fail(verified.failure))
+              visitor = verified.success
+            } else if (found.require_verified_visitors) {
+              return yield* Effect.andThen(visitorBudget(address), Effect.fail(visitorRequired))
+            }
+            yield* visitorBudget(visitor === undefined ? address : `sub:${visitor.sub}`)
+          }
+          yield* rateLimit.check(`key:${found.key_id}`, found.rate_limit_per_minute ?? undefined)
           return yield* Effect.provideService(httpEffect, CurrentKey, {
-            keyId: key.value.key_id,
-            projectId: key.value.project_id,
-            scope: key.value.scope
+            keyId: found.key_id,
+            projectId: found.project_id,
+            scope: found.scope,
+            visitor
           })
         })
     })

@@ -9,7 +9,12 @@ const notAllowed = (what: string) =>
 export const requireFullScope = (what: string) =>
   Effect.flatMap(Effect.service(CurrentKey), (key) => key.scope === "full" ? Effect.void : Effect.fail(notAllowed(what)))
 
-/** A widget key acts for one contact, so it must name the contact. */
-export const requireContactForWidget = (contactEmail: string | null | undefined, what: string) =>
+/**
+ * A widget key reaches a ticket only with what shows the browser filed it (the access token its
+ * create returned) or a verified visitor: the id and an address are things anyone may know.
+ */
+export const requireTicketProofForWidget = (ticketToken: string | undefined, what: string) =>
   Effect.flatMap(Effect.service(CurrentKey), (key) =>
-    key.scope === "full" || contactEmail != null ? Effect.void : Effect.fail(notAllowed(`${what} without contact_email`)))
+    key.scope === "full" || (ticketToken !== undefined && ticketToken !== "") || key.visitor !== undefined
+      ? Effect.void
+      : Effect.fail(notAllowed(`${what} without the ticket's access token (X-Ticket-Token) or a verified visitor (X-Visitor-Token)`)))

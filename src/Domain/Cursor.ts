@@ -31,7 +31,7 @@ const isMoment = (at: string) => {
  * it) of one project. A cursor read anywhere else is refused, as is one the service never made.
  */
 export interface CursorScope {
-  readonly list: "tickets" | "contact_tickets" | "articles"
+  readonly list: "tickets" | "contact_tickets" | "visitor_tickets" | "articles"
   readonly projectId: string
   readonly query: ReadonlyArray<unknown>
 }

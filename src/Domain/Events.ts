@@ -50,6 +50,8 @@ export const ticketReplied = (message: {
   readonly project_id: string
   readonly message_id: string
   readonly author_type: "contact" | "agent" | "system"
+  /** an agent's display name, as the ticket read shows it */
+  readonly author_name: string | null
   readonly body: string
   readonly contact_email: string | null
   readonly created_at: string
@@ -61,6 +63,7 @@ export const ticketReplied = (message: {
     project_id: message.project_id,
     message_id: message.message_id,
     author_type: message.author_type,
+    author_name: message.author_name,
     body: message.body,
     contact_email: message.contact_email,
     created_at: message.created_at

@@ -35,7 +35,10 @@ export type CreateTicketInput = typeof CreateTicketInput.Type
 
 export const TicketCreated = Schema.Struct({
   ticket_id: Uuid,
-  ticket_number: Schema.Int
+  ticket_number: Schema.Int,
+  access_token: Schema.String.annotate({
+    description: "the ticket's secret (`tat_…`): a page that filed the ticket with a widget key keeps it to read, answer and stream the ticket (header X-Ticket-Token)"
+  })
 }).annotate({ identifier: "TicketCreated" })
 export type TicketCreated = typeof TicketCreated.Type
 
@@ -46,6 +49,8 @@ export type AuthorType = typeof AuthorType.Type
 export const Message = Schema.Struct({
   id: Uuid,
   author_type: AuthorType,
+  /** the agent's display name on an agent's message; null otherwise */
+  author_name: Schema.NullOr(Schema.String),
   body: Schema.String,
   created_at: Schema.String
 }).annotate({ identifier: "Message" })
@@ -55,6 +60,8 @@ export const Ticket = Schema.Struct({
   ticket_id: Uuid,
   ticket_number: Schema.Int,
   subject: Schema.String,
+  /** the opening message, as filed */
+  body: Schema.String,
   status: Status,
   priority: Priority,
   category: Schema.NullOr(Category),
@@ -76,6 +83,22 @@ export type MessageCreated = typeof MessageCreated.Type
 export const TicketQuery = { contact_email: Schema.optionalKey(Email("contact_email")) }
 
 export const TicketPath = { id: pathParam(TicketId) }
+
+/** What a widget key shows to reach one ticket: the secret its create returned, or a verified visitor. */
+export const VisitorHeaders = {
+  "x-visitor-token": Schema.optionalKey(Schema.String.annotate({
+    description: "a widget key's verified visitor: an HS256 JWT signed with the project's identity secret (sub, exp; email and name optional)"
+  }))
+}
+
+export const WidgetHeaders = {
+  ...VisitorHeaders,
+  "x-ticket-token": Schema.optionalKey(Schema.String.annotate({
+    description: "a widget key's proof that this browser filed the ticket: the access_token its create returned"
+  }))
+}
+
+export const ClaimedTicket = Schema.Struct({ ticket_id: Uuid }).annotate({ identifier: "ClaimedTicket" })
 
 export const TriageSources = ["ai", "human"] as const
 export const TriageSource = Schema.Literals(TriageSources)
@@ -199,7 +222,7 @@ const TicketListQueryStruct = Schema.Struct(TicketListQuery)
 export type TicketListQuery = typeof TicketListQueryStruct.Type
 
 export const TicketListItem = Schema.Struct({
-  ...Struct.omit(Ticket.fields, ["messages"]),
+  ...Struct.omit(Ticket.fields, ["messages", "body"]),
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
@@ -219,13 +242,15 @@ export type TicketList = typeof TicketList.Type
 
 /** A contact's tickets, as a full key's integration reads them. */
 export const ContactTicketsQuery = {
-  contact_email: Email("contact_email"),
+  contact_email: Schema.optionalKey(Email("contact_email").annotate({
+    description: "whose tickets, with a full key; a widget key lists its verified visitor's instead"
+  })),
   limit: Schema.optionalKey(Limit(50)),
   cursor: Schema.optionalKey(Schema.String)
 }
 
 /** A contact's ticket: the public read's fields, and whether the contact is known to have filed it. */
-export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages"]), sender_verified: SenderVerified })
+export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages", "body"]), sender_verified: SenderVerified })
   .annotate({ identifier: "ContactTicket" })
 export type ContactTicket = typeof ContactTicket.Type
 

@@ -1,11 +1,11 @@
-import { Cause, Clock, Context, Deferred, Duration, Effect, Layer, Queue, Schedule, Stream } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Queue, Schedule, Stream } from "effect"
+import { Sse } from "effect/encoding"
+import { Readable } from "node:stream"
 import { AppConfig } from "../Config.ts"
 import { DatabaseInfo } from "../Database/Database.ts"
 import { DatabaseOutage } from "../Database/Outage.ts"
+import { Readiness } from "../Health/Readiness.ts"
 import { eventBatch, type EventFilter, EventsRepo, type StoredEvent } from "./Repo.ts"
-
-/** What a stream yields: the events it asked for, after a `reset` when it could not resume where it asked. */
-export type LogItem = { readonly _tag: "Event"; readonly event: StoredEvent } | { readonly _tag: "Reset" }
 
 /** How long the reader waits for a NOTIFY before it looks anyway (a dropped LISTEN). */
 const fallbackPoll = Duration.seconds(5)
@@ -16,30 +16,59 @@ const fallbackPoll = Duration.seconds(5)
 const firstLookBehind = 20
 const lastLookBehind = 1_000
 
+/** Sent while nothing happens, under the idle timeouts of proxies and load balancers; clients ignore comments. */
+const keepAliveEvery = Duration.seconds(15)
+const keepAlive = ": keep-alive\n\n"
+
 /**
- * How many deliveries a stream may fall behind before the server ends it: its client resumes
- * from its last id, from the log, instead of the server holding what it did not take.
+ * How much a stream may hold that its client has not taken before the server ends it: the client
+ * resumes from its last id, from the log, instead of the server holding what it did not read.
  */
-const streamBacklog = 10_000
+const backlogBytes = 1024 * 1024
+
+const resetEvent = Sse.encoder.write({
+  _tag: "Event",
+  id: undefined,
+  event: "reset",
+  data: JSON.stringify({
+    reason: "the Last-Event-ID given is too old to replay, or not an id of this stream: read the current state, then carry on with the events that follow"
+  })
+})
+
+/** An event as Server-Sent Events write it: its position is its id, its webhook name and body the rest. */
+const encode = (event: StoredEvent) =>
+  Sse.encoder.write({ _tag: "Event", id: String(event.position), event: event.kind, data: event.body })
 
 interface Subscriber {
   readonly filter: EventFilter
-  readonly queue: Queue.Queue<ReadonlyArray<StoredEvent>, Cause.Done>
+  readonly body: Readable
+  /** the highest position written to `body`, or known to have nothing for it */
+  covered: number
+  /** what the reader handed over while the stream still caught up from the log */
+  pending: Array<StoredEvent> | undefined
+  /** ended by the shutdown: nothing more may be written */
+  ended: boolean
 }
 
 /**
- * The log of every project's events, as streams. While someone streams, each instance reads each
- * event that became final once, wherever it was written, and hands it to the streams it holds
- * that want it (by project, by ticket): a stream costs no query of its own per event, and an
- * event committed on one instance reaches the streams of every other.
+ * The log of every project's events, as the bodies of Server-Sent Events responses. While someone
+ * streams, each instance reads each event that became final once, wherever it was written, and
+ * writes it to the streams it holds that want it (by project, by ticket): a stream costs no query
+ * of its own per event, and an event committed on one instance reaches the streams of every other.
+ *
+ * A stream is a plain Node `Readable` the server pipes to the client, written to directly: at ten
+ * thousand open streams, one composed Effect `Stream` each (events, keep-alives, catching up)
+ * held some 36 KB apiece in fibers and scopes (docs/upstream.md), which this does without. One
+ * timer writes every stream's keep-alives.
  */
 export class EventLog extends Context.Service<EventLog, {
   /**
-   * The events `filter` wants after position `after` (or from now, when undefined), in order, each
-   * once, led by a `Reset` when `after` is too old to resume from (or not a position of this
-   * log); it ends only when the stream falls far behind its client.
+   * A body that writes the events `filter` wants after position `after` (or from now, when
+   * undefined), in order, each once, led by a `reset` event when `after` is too old to resume
+   * from (or not a position of this log). It ends when the instance shuts down, or breaks off
+   * when the client falls far behind; either way the client resumes from its last id.
    */
-  readonly stream: (filter: EventFilter, after: number | undefined) => Stream.Stream<LogItem>
+  readonly open: (filter: EventFilter, after: number | undefined) => Effect.Effect<Readable>
 }>()("app/Events/EventLog") {
   static readonly layer = Layer.effect(
     EventLog,
@@ -48,6 +77,7 @@ export class EventLog extends Context.Service<EventLog, {
       const database = yield* DatabaseInfo
       const outage = yield* DatabaseOutage
       const config = yield* AppConfig
+      const readiness = yield* Readiness
 
       yield* repo.keepPositionsIncreasing.pipe(Effect.withTracerEnabled(false))
       const pruneOnce = Effect.gen(function*() {
@@ -64,14 +94,32 @@ export class EventLog extends Context.Service<EventLog, {
       )
 
       const wake = yield* Queue.sliding<void>(1)
+      const all = new Set<Subscriber>()
       const byProject = new Map<string, Set<Subscriber>>()
       const byTicket = new Map<string, Set<Subscriber>>()
-      let subscribers = 0
 
       // every event at or below `readerAt` has been handed out; undefined while nobody streams
       let readerAt: number | undefined
-      let started = Deferred.makeUnsafe<number>()
+      let started = yield* Deferred.make<number>()
       let lookAgainIn: Duration.Duration = fallbackPoll
+
+      const write = (subscriber: Subscriber, text: string) => {
+        if (subscriber.ended || subscriber.body.destroyed) return
+        // a client this far behind resumes from the log rather than being buffered for
+        if (subscriber.body.readableLength > backlogBytes) subscriber.body.destroy()
+        else subscriber.body.push(text)
+      }
+
+      const deliver = (subscriber: Subscriber, events: ReadonlyArray<StoredEvent>) => {
+        let text = ""
+        for (const event of events) {
+          // a resumed stream can be ahead of this instance's reader: what it has seen is skipped
+          if (event.position <= subscriber.covered) continue
+          text += encode(event)
+          subscriber.covered = event.position
+        }
+        if (text !== "") write(subscriber, text)
+      }
 
       const hand = (events: ReadonlyArray<StoredEvent>) => {
         const wanted = new Map<Subscriber, Array<StoredEvent>>()
@@ -90,15 +138,16 @@ export class EventLog extends Context.Service<EventLog, {
           }
         }
         for (const [subscriber, list] of wanted) {
-          if (!Queue.offerUnsafe(subscriber.queue, list)) Queue.endUnsafe(subscriber.queue)
+          if (subscriber.pending !== undefined) subscriber.pending.push(...list)
+          else deliver(subscriber, list)
         }
       }
 
       const readOnce = Effect.gen(function*() {
         yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(lookAgainIn))
-        if (subscribers === 0) {
+        if (all.size === 0) {
           // nobody to read for: a stream that starts catches up from the log itself
-          if (readerAt !== undefined) started = Deferred.makeUnsafe<number>()
+          if (readerAt !== undefined) started = yield* Deferred.make<number>()
           readerAt = undefined
           lookAgainIn = fallbackPoll
           return
@@ -108,7 +157,7 @@ export class EventLog extends Context.Service<EventLog, {
         if (from === undefined) {
           from = horizon - 1
           readerAt = from
-          Deferred.doneUnsafe(started, Effect.succeed(from))
+          yield* Deferred.succeed(started, from)
         }
         for (;;) {
           const events: ReadonlyArray<StoredEvent> = yield* repo.between(from, horizon)
@@ -138,69 +187,89 @@ export class EventLog extends Context.Service<EventLog, {
         Effect.forkScoped
       )
 
+      yield* Effect.sync(() => {
+        for (const subscriber of all) write(subscriber, keepAlive)
+      }).pipe(Effect.repeat(Schedule.spaced(keepAliveEvery)), Effect.delay(keepAliveEvery), Effect.forkScoped)
+
+      /**
+       * Shutting down ends every stream as it begins, so the server's wait for what is in flight
+       * does not wait on them and their clients resume elsewhere; one opened meanwhile (a balancer
+       * that has not noticed yet) ends once it has caught up.
+       */
+      let stopping = false
+      const end = (subscriber: Subscriber) => {
+        if (subscriber.ended) return
+        subscriber.ended = true
+        subscriber.body.push(null)
+      }
+      const endAll = Effect.sync(() => {
+        stopping = true
+        for (const subscriber of all) end(subscriber)
+      })
+      yield* Effect.andThen(readiness.whenStopping, endAll).pipe(Effect.forkScoped)
+      yield* Effect.addFinalizer(() => endAll)
+
       const indexOf = (filter: EventFilter) =>
         filter.ticketId === undefined ? [byProject, filter.projectId] as const : [byTicket, filter.ticketId] as const
 
-      const join = (subscriber: Subscriber) =>
-        Effect.sync(() => {
-          const [index, key] = indexOf(subscriber.filter)
-          const set = index.get(key)
-          if (set === undefined) index.set(key, new Set([subscriber]))
-          else set.add(subscriber)
-          subscribers++
-          // where this stream's catching up from the log ends and the reader's deliveries begin
-          return readerAt ?? started
-        })
+      const join = (subscriber: Subscriber) => {
+        const [index, key] = indexOf(subscriber.filter)
+        const set = index.get(key)
+        if (set === undefined) index.set(key, new Set([subscriber]))
+        else set.add(subscriber)
+        all.add(subscriber)
+        // where this stream's catching up from the log ends and the reader's deliveries begin
+        return readerAt ?? started
+      }
 
-      const leave = (subscriber: Subscriber) =>
-        Effect.sync(() => {
-          const [index, key] = indexOf(subscriber.filter)
-          const set = index.get(key)
-          set?.delete(subscriber)
-          if (set?.size === 0) index.delete(key)
-          subscribers--
-        })
+      const leave = (subscriber: Subscriber) => {
+        if (!all.delete(subscriber)) return
+        const [index, key] = indexOf(subscriber.filter)
+        const set = index.get(key)
+        set?.delete(subscriber)
+        if (set?.size === 0) index.delete(key)
+      }
 
-      const stream = (filter: EventFilter, after: number | undefined): Stream.Stream<LogItem> =>
-        Stream.unwrap(Effect.gen(function*() {
-          const queue = yield* Queue.dropping<ReadonlyArray<StoredEvent>, Cause.Done>(streamBacklog)
-          const subscriber: Subscriber = { filter, queue }
-          const handOver = yield* Effect.acquireRelease(join(subscriber), () => leave(subscriber))
-          yield* Queue.offer(wake, undefined)
-          const readerFrom = typeof handOver === "number" ? handOver : yield* Deferred.await(handOver)
-
-          let covered = readerFrom
-          let reset = false
-          if (after !== undefined) {
-            const { pruned_through, newest } = yield* repo.bounds
-            reset = after < pruned_through || after > Math.max(newest ?? 0, pruned_through)
-            if (!reset) covered = after
+      const open = (filter: EventFilter, after: number | undefined): Effect.Effect<Readable> =>
+        Effect.suspend(() => {
+          const subscriber: Subscriber = {
+            filter,
+            body: new Readable({ read() {} }),
+            covered: 0,
+            pending: [],
+            ended: false
           }
-
-          /** The events wanted up to where the reader took over, from the log, a page at a time. */
-          const caughtUp = Stream.fromEffect(Effect.gen(function*() {
-            const found: Array<StoredEvent> = []
-            while (covered < readerFrom) {
-              const page = yield* repo.matching(filter, covered, readerFrom)
-              found.push(...page)
-              covered = page.length < eventBatch ? readerFrom : page.at(-1)!.position
+          subscriber.body.on("close", () => leave(subscriber))
+          const handOver = join(subscriber)
+          subscriber.body.push(keepAlive)
+          return Effect.gen(function*() {
+            yield* Queue.offer(wake, undefined)
+            const readerFrom = typeof handOver === "number" ? handOver : yield* Deferred.await(handOver)
+            subscriber.covered = readerFrom
+            if (after !== undefined) {
+              const { pruned_through, newest } = yield* repo.bounds
+              const reset = after < pruned_through || after > Math.max(newest ?? 0, pruned_through)
+              if (reset) write(subscriber, resetEvent)
+              else subscriber.covered = after
             }
-            return found
-          }))
-          // a resumed stream can be ahead of this instance's reader: what it has seen is skipped
-          const live = Stream.map(Stream.fromQueue(queue), (events) => {
-            const fresh = events.filter((event) => event.position > covered)
-            if (fresh.length > 0) covered = fresh.at(-1)!.position
-            return fresh
-          })
-          const events = Stream.concat(caughtUp, live).pipe(
-            Stream.flatMap(Stream.fromIterable),
-            Stream.map((event): LogItem => ({ _tag: "Event", event }))
+            // the events wanted up to where the reader took over, from the log, a page at a time
+            while (subscriber.covered < readerFrom) {
+              const page = yield* repo.matching(filter, subscriber.covered, readerFrom)
+              deliver(subscriber, page)
+              if (page.length < eventBatch) subscriber.covered = readerFrom
+            }
+            const pending = subscriber.pending!
+            subscriber.pending = undefined
+            deliver(subscriber, pending)
+            if (stopping) end(subscriber)
+            return subscriber.body
+          }).pipe(
+            // a stream that could not start (the database away, the client gone) holds nothing
+            Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.sync(() => subscriber.body.destroy()))
           )
-          return reset ? Stream.concat(Stream.succeed<LogItem>({ _tag: "Reset" }), events) : events
-        }))
+        })
 
-      return { stream }
+      return { open }
     })
   )
 }

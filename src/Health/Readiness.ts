@@ -1,5 +1,5 @@
 import { NodeServices } from "@effect/platform-node"
-import { Context, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Option } from "effect"
 import { AppConfig } from "../Config.ts"
 import * as Migrator from "../Database/Migrator.ts"
 import { ServiceUnavailable } from "../Domain/Errors.ts"
@@ -31,6 +31,7 @@ export class Readiness extends Context.Service<Readiness>()("app/Health/Readines
     const carried = yield* Effect.orDie(Migrator.carried)
     const redisConfigured = Option.isSome(config.redisUrl)
     let phase: Phase = "starting"
+    const stopped = yield* Deferred.make<void>()
 
     const migrationsMissing = Effect.map(
       repo.appliedMigrations,
@@ -71,9 +72,14 @@ export class Readiness extends Context.Service<Readiness>()("app/Health/Readines
         if (phase === "starting") phase = "serving"
       }),
       /** Shutdown has begun: a load balancer should stop sending while requests in flight finish. */
-      stopping: Effect.sync(() => {
-        phase = "stopping"
-      })
+      stopping: Effect.andThen(
+        Effect.sync(() => {
+          phase = "stopping"
+        }),
+        Deferred.succeed(stopped, undefined)
+      ),
+      /** Waits until shutdown begins: what never finishes by itself (an event stream) ends then. */
+      whenStopping: Deferred.await(stopped)
     }
   })
 }) {

@@ -30,7 +30,8 @@ export const preflight = (requestId: string) =>
       "access-control-allow-origin": "*",
       "access-control-expose-headers": exposedHeaders,
       "access-control-allow-methods": "GET, POST, OPTIONS",
-      "access-control-allow-headers": "Authorization, Content-Type, Idempotency-Key, X-Request-Id",
+      "access-control-allow-headers":
+        "Authorization, Content-Type, Idempotency-Key, X-Request-Id, X-Ticket-Token, X-Visitor-Token, Last-Event-ID",
       "access-control-max-age": "86400"
     }
   })

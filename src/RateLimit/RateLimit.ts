@@ -157,37 +157,58 @@ const secondsOf = (millis: number) => Math.max(1, Math.ceil(millis / 1000))
 
 const seconds = (duration: Duration.Duration) => secondsOf(Duration.toMillis(duration))
 
+/** Budgets of their own (a key's, a visitor's) whose refill rates are kept at most; past it they start over. */
+const maxKeptRates = 1_000
+
 /** Fixed windows of one minute per key; the RateLimit-* headers go on every response it governs. */
 export class RateLimit extends Context.Service<RateLimit>()("app/RateLimit", {
   make: Effect.gen(function*() {
     const budgets = yield* RateLimiter.RateLimiterStore
     const config = yield* AppConfig
-    const limit = config.rateLimitPerMinute
+    const defaultLimit = config.rateLimitPerMinute
     const store = yield* StoreReachable
     // RateLimiter.consume works these out again on every call, with the Durations, options and
     // result objects that go with them: about 1.8 KB of garbage on each ticket read, measured.
     // Asked of the store directly, with what consume would ask it, a request pays for its count
-    // alone; the answers are consume's, worked out here.
-    const refillRate = Duration.divideUnsafe(window, limit)
+    // alone; the answers are consume's, worked out here. The few other budgets in use (keys with
+    // their own, the widget's visitors) keep their rates too.
+    const defaultRefillRate = Duration.divideUnsafe(window, Math.max(1, defaultLimit))
+    const keptRates = new Map<number, Duration.Duration>()
+    const refillRateOf = (limit: number) => {
+      if (limit === defaultLimit) return defaultRefillRate
+      let rate = keptRates.get(limit)
+      if (rate === undefined) {
+        if (keptRates.size >= maxKeptRates) keptRates.clear()
+        rate = Duration.divideUnsafe(window, limit)
+        keptRates.set(limit, rate)
+      }
+      return rate
+    }
 
-    const headers = (remaining: number, reset: number, retryAfter?: number) =>
-      HttpEffect.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeaders(response, {
+    /**
+     * A request counted against two budgets (a widget visitor's and its key's) reports the one
+     * with fewer requests left, the one it will run into first.
+     */
+    const headers = (limit: number, remaining: number, reset: number, retryAfter?: number) =>
+      HttpEffect.appendPreResponseHandler((_request, response) => {
+        const reported = response.headers["ratelimit-remaining"]
+        if (reported !== undefined && Number(reported) <= remaining && retryAfter === undefined) return Effect.succeed(response)
+        return Effect.succeed(HttpServerResponse.setHeaders(response, {
           "ratelimit-limit": String(limit),
           "ratelimit-remaining": String(Math.max(0, remaining)),
           "ratelimit-reset": String(reset),
           ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
         }))
-      )
+      })
 
-    const refused = (key: string, retryAfter: number) =>
+    const refused = (key: string, limit: number, retryAfter: number) =>
       // the HttpApi writes the 429 from the contract's error schema, which has no headers
       Effect.andThen(
         Effect.andThen(
           Effect.withFiber((fiber) =>
             Effect.succeed(recordRefusal(fiber.context, key.startsWith("addr:") ? "address" : "key"))
           ),
-          headers(0, retryAfter, retryAfter)
+          headers(limit, 0, retryAfter, retryAfter)
         ),
         Effect.fail(new RateLimited({
           message: `rate limit of ${limit} requests a minute exceeded; retry after ${retryAfter} s`,
@@ -196,18 +217,28 @@ export class RateLimit extends Context.Service<RateLimit>()("app/RateLimit", {
       )
 
     // a budget below one request never lets one through (consume refuses it before counting)
-    const alwaysRefused = (key: string) => refused(key, seconds(window))
+    const alwaysRefused = (key: string, limit: number) => refused(key, limit, seconds(window))
 
-    /** Counts one request against `key`; fails with 429 past the budget. */
-    const check = (key: string) =>
-      limit < 1 ? alwaysRefused(key) : Effect.matchEffect(budgets.fixedWindow({ key, tokens: 1, refillRate, limit }), {
-        // the count with this request, and the milliseconds until the window has room again
-        onSuccess: ([counted, ttlMillis]) =>
-          counted > limit ? refused(key, secondsOf(ttlMillis)) : headers(limit - counted, secondsOf(ttlMillis)),
-        // the limiter's store being down must not take the whole API down with it; the store
-        // logs its outage, once
-        onFailure: () => headers(limit, 60)
-      })
+    /**
+     * Counts one request against the budget named `key`: `limitPerMinute` requests a minute
+     * (RATE_LIMIT_PER_MINUTE when not given), which `RateLimit-Limit` reports. Fails with 429
+     * past it. A budget's limit may change between calls (an operator changed a key's): the
+     * requests already counted in its window stay counted against the new one.
+     */
+    const check = (key: string, limitPerMinute?: number) => {
+      const limit = limitPerMinute ?? defaultLimit
+      return limit < 1 ? alwaysRefused(key, limit) : Effect.matchEffect(
+        budgets.fixedWindow({ key, tokens: 1, refillRate: refillRateOf(limit), limit }),
+        {
+          // the count with this request, and the milliseconds until the window has room again
+          onSuccess: ([counted, ttlMillis]) =>
+            counted > limit ? refused(key, limit, secondsOf(ttlMillis)) : headers(limit, limit - counted, secondsOf(ttlMillis)),
+          // the limiter's store being down must not take the whole API down with it; the store
+          // logs its outage, once
+          onFailure: () => headers(limit, limit, 60)
+        }
+      )
+    }
 
     return {
       check,

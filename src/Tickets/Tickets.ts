@@ -1,7 +1,7 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { AppConfig } from "../Config.ts"
-import { type Cursor, cursorsOf, pageOf } from "../Domain/Cursor.ts"
+import { type Cursor, type CursorScope, cursorsOf, pageOf } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
 import { type ProjectId, TicketId } from "../Domain/Ids.ts"
@@ -18,6 +18,7 @@ import type {
   TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
+import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { CursorKey } from "../Projects/CursorKey.ts"
 import { ContactsRepo } from "./ContactsRepo.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
@@ -30,6 +31,17 @@ const cursorAfter = (order: TicketOrder) => ({ ticket, updatedKey }: ListedTicke
   order === "created" ? { order, number: ticket.ticket_number } : { order, at: updatedKey, id: ticket.ticket_id }
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
+
+/** Whose a ticket is, for a caller to decide whether it may see it. */
+export interface TicketOwner {
+  readonly ticketId: TicketId
+  readonly senderEmail: string | null
+  readonly visitorSub: string | null
+}
+
+/** Whether the caller may see and answer the ticket; one that may not learns nothing, not even that it exists. */
+export type TicketGuard = (owner: TicketOwner) => boolean
+
 
 /** Tag names de-duplicated case-insensitively; the first spelling wins. */
 const distinctTags = (tags: ReadonlyArray<string>) => {
@@ -58,14 +70,19 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const create = Effect.fnUntraced(function*(
       projectId: ProjectId,
       input: CreateTicketInput,
-      options: { readonly senderVerified: boolean } = { senderVerified: false }
+      options: { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } = {
+        senderVerified: false
+      }
     ) {
       // randomUUID makes a uuid: the id's check is for text that comes from outside
       const id = TicketId.make(crypto.randomUUID(), { disableChecks: true })
       const createdAt = yield* nowIso
       const priority = input.priority ?? "p3_medium"
-      const senderEmail = input.sender_email ?? null
-      const senderName = input.sender_name || null
+      // what the site's backend signed wins over what was typed, and vouches for the sender
+      const visitor = options.visitor
+      const senderEmail = visitor?.email ?? input.sender_email ?? null
+      const senderName = visitor?.name ?? (input.sender_name || null)
+      const senderVerified = options.senderVerified || (visitor !== undefined && visitor.email !== null)
       const event = Events.ticketCreated({
         id,
         project_id: projectId,
@@ -87,41 +104,58 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           source: input.source ?? "api",
           senderEmail,
           senderName,
-          senderVerified: options.senderVerified,
+          senderVerified,
           metadata: input.metadata ?? null,
-          createdAt
+          createdAt,
+          visitorSub: visitor?.sub ?? null
         }, ticketCreatedJobs(event, { errorTracker }))
         if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
-        return { ticket_id: id, ticket_number: ticketNumber } satisfies TicketCreated
+        return { ticket_id: id, ticket_number: ticketNumber } satisfies Omit<TicketCreated, "access_token">
       })
       // a lone statement is atomic by itself; tags add statements, and so a transaction
       return yield* (tags.length === 0 ? write : repo.withTransaction(write))
     })
 
-    const get = Effect.fnUntraced(function*(
+    const get = Effect.fnUntraced(function*(projectId: ProjectId, ticketId: TicketId, guard: TicketGuard) {
+      const found = yield* repo.findPublic(projectId, ticketId)
+      if (Option.isNone(found) || !guard({ ticketId, ...found.value })) return yield* ticketNotFound
+      return found.value.ticket
+    })
+
+    /** Adds an anonymously filed ticket to a verified visitor's list; one of another visitor's stays theirs. */
+    const claim = Effect.fn("Tickets.claim")(function*(
       projectId: ProjectId,
       ticketId: TicketId,
-      contactEmail: string | undefined
+      guard: TicketGuard,
+      visitor: VerifiedVisitor
     ) {
-      const found = yield* repo.findPublic(projectId, ticketId)
-      if (Option.isNone(found)) return yield* ticketNotFound
-      // a contact that does not own the ticket learns nothing, not even that it exists
-      if (contactEmail !== undefined && found.value.senderEmail !== contactEmail) return yield* ticketNotFound
-      return found.value.ticket
+      return yield* repo.withTransaction(Effect.gen(function*() {
+        const locked = yield* repo.lockTicket(projectId, ticketId)
+        if (Option.isNone(locked)) return yield* ticketNotFound
+        const ticket = locked.value
+        const owner = { ticketId, senderEmail: ticket.sender_email, visitorSub: ticket.visitor_sub }
+        if (!guard(owner) || (ticket.visitor_sub !== null && ticket.visitor_sub !== visitor.sub)) {
+          return yield* ticketNotFound
+        }
+        if (ticket.visitor_sub === null) yield* repo.claimForVisitor(ticketId, visitor.sub)
+        return { ticket_id: ticketId }
+      }))
     })
 
     const addMessage = Effect.fnUntraced(function*(
       projectId: ProjectId,
       ticketId: TicketId,
       input: AddMessageInput,
-      options: { readonly requireOwner: boolean }
+      guard: TicketGuard
     ) {
-      const contactEmail = input.contact_email ?? null
       return yield* repo.withTransaction(Effect.gen(function*() {
         const locked = yield* repo.lockTicket(projectId, ticketId)
         if (Option.isNone(locked)) return yield* ticketNotFound
         const ticket = locked.value
-        if (options.requireOwner && ticket.sender_email !== contactEmail) return yield* ticketNotFound
+        if (!guard({ ticketId, senderEmail: ticket.sender_email, visitorSub: ticket.visitor_sub })) {
+          return yield* ticketNotFound
+        }
+        const contactEmail = input.contact_email ?? null
         const createdAt = yield* nowIso
         const contactId = contactEmail === null ? null : yield* contacts.upsertContact(projectId, contactEmail, null)
         const messageId = yield* messages.insertMessage({
@@ -142,6 +176,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
             project_id: projectId,
             message_id: messageId,
             author_type: "contact",
+            author_name: null,
             body: input.body,
             contact_email: contactEmail,
             created_at: createdAt
@@ -232,6 +267,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
               project_id: projectId,
               message_id: messageId,
               author_type: "agent",
+              author_name: Option.match(author, { onNone: () => null, onSome: (agent) => agent.name }),
               body: input.body,
               contact_email: null,
               created_at: createdAt
@@ -272,33 +308,47 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     })
 
     /** One page of a contact's tickets, newest first, with the fields of the public read; `limit` defaults to 10. */
+    /**
+     * One page of the tickets `filter` picks (a contact's, or a verified visitor's), newest first,
+     * with the public read's fields and whether the sender is known to have filed it: what the
+     * operator's list adds stays with the operator. `limit` defaults to 10.
+     */
+    const listOwned = (
+      projectId: ProjectId,
+      owner: { readonly list: CursorScope["list"]; readonly filter: TicketFilter; readonly by: string },
+      query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+    ) =>
+      Effect.gen(function*() {
+        const cursors = cursorsOf(cursorKey, { list: owner.list, projectId, query: [owner.by] })
+        const after = yield* cursors.read(query.cursor, "created")
+        const limit = query.limit ?? 10
+        const rows = yield* repo.listTickets(projectId, owner.filter, { order: "created", after, rows: limit + 1 })
+        const page = pageOf(
+          rows,
+          limit,
+          ({ ticket: { assignee: _a, sender_email: _e, sender_name: _n, source: _s, tags: _t, ...fields } }) => fields,
+          cursorAfter("created"),
+          cursors.encode
+        )
+        return { tickets: page.items, next_cursor: page.next_cursor } satisfies ContactTicketList
+      })
+
     const listForContact = Effect.fn("Tickets.listForContact")(function*(
       projectId: ProjectId,
       query: { readonly contact_email: string; readonly limit?: number | undefined; readonly cursor?: string | undefined }
     ) {
       // addresses match whatever their case, and so does the list a cursor belongs to
-      const cursors = cursorsOf(cursorKey, {
-        list: "contact_tickets",
-        projectId,
-        query: [query.contact_email.toLowerCase()]
-      })
-      const after = yield* cursors.read(query.cursor, "created")
-      const limit = query.limit ?? 10
-      const rows = yield* repo.listTickets(projectId, { contactEmail: query.contact_email }, {
-        order: "created",
-        after,
-        rows: limit + 1
-      })
-      // the public read's fields and whether the contact is known to have filed it: what the
-      // operator's list adds stays with the operator
-      const page = pageOf(
-        rows,
-        limit,
-        ({ ticket: { assignee: _a, sender_email: _e, sender_name: _n, source: _s, tags: _t, ...fields } }) => fields,
-        cursorAfter("created"),
-        cursors.encode
-      )
-      return { tickets: page.items, next_cursor: page.next_cursor } satisfies ContactTicketList
+      const by = query.contact_email.toLowerCase()
+      return yield* listOwned(projectId, { list: "contact_tickets", filter: { contactEmail: query.contact_email }, by }, query)
+    })
+
+    /** A verified visitor's tickets in the project, filed on any device. */
+    const listForVisitor = Effect.fn("Tickets.listForVisitor")(function*(
+      projectId: ProjectId,
+      visitor: VerifiedVisitor,
+      query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+    ) {
+      return yield* listOwned(projectId, { list: "visitor_tickets", filter: { visitorSub: visitor.sub }, by: visitor.sub }, query)
     })
 
     /** The id of a ticket named by its id or by its number, as an operator at a terminal names it. */
@@ -310,7 +360,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return found.value
     })
 
-    return { create, get, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, findId }
+    return { create, get, claim, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, listForVisitor, findId }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(

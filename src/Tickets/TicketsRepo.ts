@@ -56,6 +56,8 @@ export interface NewTicketRow {
   readonly senderVerified: boolean
   readonly metadata: Record<string, unknown> | null
   readonly createdAt: string
+  /** the verified visitor who filed it, by the site's user id */
+  readonly visitorSub: string | null
 }
 
 const AgentRow = Schema.Struct({ id: AgentIdFromRow, email: Schema.String, name: Schema.String })
@@ -67,6 +69,7 @@ const LockedRow = Schema.Struct({
   priority: Priority,
   category: Schema.NullOr(Category),
   sender_email: Schema.NullOr(Schema.String),
+  visitor_sub: Schema.NullOr(Schema.String),
   contact_id: Schema.NullOr(ContactIdFromRow),
   source: Source,
   body: Schema.String,
@@ -78,6 +81,7 @@ export type LockedTicket = typeof LockedRow.Type
 const MessageRow = Schema.Struct({
   id: MessageIdFromRow,
   author_type: AuthorType,
+  author_name: Schema.NullOr(Schema.String),
   body: Schema.String,
   created_at: TimestampText,
   internal: Schema.Boolean
@@ -93,8 +97,11 @@ const PublicRow = Schema.Struct({
   created_at: TimestampText,
   updated_at: TimestampText,
   sender_email: Schema.NullOr(Schema.String),
+  body: Schema.String,
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
+
+const PublicReadRow = Schema.Struct({ ...PublicRow.fields, visitor_sub: Schema.NullOr(Schema.String) })
 
 const ContactRow = Schema.Struct({ id: ContactIdFromRow, email: Schema.String, name: Schema.NullOr(Schema.String) })
 
@@ -133,7 +140,7 @@ const AdminRow = Schema.Struct({
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
 const ListRow = Schema.Struct({
-  ...Struct.omit(PublicRow.fields, ["messages"]),
+  ...Struct.omit(PublicRow.fields, ["messages", "body"]),
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
   sender_verified: Schema.Boolean,
@@ -146,6 +153,7 @@ const ListRow = Schema.Struct({
 export interface PublicRead {
   readonly ticket: Ticket
   readonly senderEmail: string | null
+  readonly visitorSub: string | null
 }
 
 /** A ticket of a list, and where the list's cursor would stand after it. */
@@ -166,6 +174,8 @@ export interface TicketFilter {
   readonly tag?: string | undefined
   /** lower-cased */
   readonly contactEmail?: string | undefined
+  /** a verified visitor's user id */
+  readonly visitorSub?: string | undefined
   readonly text?: string | undefined
 }
 
@@ -203,6 +213,8 @@ export interface TicketsRepoShape {
   /** The ticket, locked until the transaction ends. */
   readonly lockTicket: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<LockedTicket>>
   readonly updateTicket: (ticketId: TicketId, change: TicketChange) => Effect.Effect<void>
+  /** Gives a ticket nobody verified filed to the verified visitor `sub`. */
+  readonly claimForVisitor: (ticketId: TicketId, sub: string) => Effect.Effect<void>
   /** Writes the outbox rows of the jobs, stamped with the current trace. */
   readonly enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.Effect<void>
   /**
@@ -217,7 +229,7 @@ const NumberedRow = Schema.Struct({ id: TicketIdFromRow, ticket_number: IntFromR
 const Id = Schema.Struct({ id: TicketIdFromRow })
 
 /** The fields every read of a ticket shows. */
-const ticketFields = (row: Omit<typeof PublicRow.Type, "messages">) => ({
+const ticketFields = (row: Omit<typeof PublicRow.Type, "messages" | "body">) => ({
   ticket_id: row.id,
   ticket_number: row.ticket_number,
   subject: row.subject,
@@ -254,12 +266,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
             priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
-            updated_at)
+            updated_at, visitor_sub)
           SELECT ${row.id}::uuid, ${row.projectId}::uuid, seq.ticket_seq, ${row.subject}, ${row.body},
             ${row.priority}, ${row.priorityGiven ? "human" : null}, ${row.priorityGiven ? 1 : null}::float8,
             ${row.source}, ${row.senderEmail}, ${row.senderName}, ${row.senderVerified}, (SELECT id FROM contact),
             ${row.metadata === null ? null : JSON.stringify(row.metadata)}::jsonb,
-            ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz
+            ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz, ${row.visitorSub}::text
           FROM seq
           RETURNING id, ticket_number
         ), ${outboxWrites(sql, jobs)}
@@ -290,11 +302,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           sender_name: row.senderName,
           sender_verified: row.senderVerified,
           metadata: row.metadata,
-          created_at: row.createdAt
+          created_at: row.createdAt,
+          visitor_sub: row.visitorSub
         })))
       }::jsonb) AS e(ord int, id uuid, project_id uuid, subject text, body text, priority text, priority_given boolean,
             source text, sender_email text, sender_name text, sender_verified boolean, metadata jsonb,
-            created_at timestamptz)
+            created_at timestamptz, visitor_sub text)
         ), sender AS (
           SELECT project_id, sender_email,
             (array_agg(sender_name ORDER BY ord DESC) FILTER (WHERE sender_verified AND sender_name IS NOT NULL))[1]
@@ -323,12 +336,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
             priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
-            updated_at)
+            updated_at, visitor_sub)
           SELECT e.id, e.project_id, seq.before + row_number() OVER (PARTITION BY e.project_id ORDER BY e.ord),
             e.subject, e.body, e.priority, CASE WHEN e.priority_given THEN 'human' END,
             CASE WHEN e.priority_given THEN 1::float8 END, e.source, e.sender_email, e.sender_name, e.sender_verified,
             (SELECT c.id FROM contact c WHERE c.project_id = e.project_id AND c.email = e.sender_email),
-            e.metadata, e.created_at, e.created_at
+            e.metadata, e.created_at, e.created_at, e.visitor_sub
           -- a project that is gone leaves its tickets without a number: the statement fails whole
           FROM entry e LEFT JOIN seq ON seq.id = e.project_id
           RETURNING id, ticket_number
@@ -381,9 +394,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
 
     /** A ticket's conversation as one JSON array, oldest first; `public` leaves out internal notes. */
     const messagesOf = (options: { readonly public: boolean }) =>
-      sql`(SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'body', m.body,
-              'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal) ORDER BY m.created_at, m.seq)
-           FROM messages m WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
+      sql`(SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'author_name', a.name,
+              'body', m.body, 'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal)
+              ORDER BY m.created_at, m.seq)
+           FROM messages m LEFT JOIN agents a ON a.id = m.agent_id
+           WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
 
     // the parts that never change, built once rather than on every read
     const publicConversation = messagesOf({ public: true })
@@ -396,25 +411,27 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const publicTicket = Rows.compiledOnce(sql, (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, ${publicConversation} AS messages
+          ${ticketTimes}, t.sender_email, t.visitor_sub, t.body, ${publicConversation} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`)
 
     const findPublic = (projectId: ProjectId, ticketId: TicketId) =>
       publicTicket(projectId, ticketId).pipe(
-        Rows.first(PublicRow),
+        Rows.first(PublicReadRow),
         Effect.map(Option.map((row) => ({
           ticket: {
             ...ticketFields(row),
+            body: row.body,
             messages: (row.messages ?? []).map(({ internal: _, ...message }) => message)
           } satisfies Ticket,
-          senderEmail: row.sender_email
+          senderEmail: row.sender_email,
+          visitorSub: row.visitor_sub
         })))
       )
 
     const findAdmin = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, t.sender_name, t.sender_verified, t.source, t.metadata, t.duplicate_of,
+          ${ticketTimes}, t.sender_email, t.body, t.sender_name, t.sender_verified, t.source, t.metadata, t.duplicate_of,
           t.linked_issues,
           t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
           t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,
@@ -434,6 +451,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         Rows.first(AdminRow),
         Effect.map(Option.map((row): AdminTicket => ({
           ...ticketFields(row),
+          body: row.body,
           sentiment: row.sentiment,
           sentiment_score: row.sentiment_score,
           tags: row.tags ?? [],
@@ -496,6 +514,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
             WHERE g.project_id = ${projectId} AND lower(g.name) = lower(${filter.tag}))`
       }
           ${filter.contactEmail === undefined ? sql`` : sql`AND lower(t.sender_email) = ${filter.contactEmail}`}
+          ${filter.visitorSub === undefined ? sql`` : sql`AND t.visitor_sub = ${filter.visitorSub}`}
           ${filter.text === undefined ? sql`` : sql`AND t.search @@ websearch_to_tsquery('english', ${filter.text})`}
           ${
         after === undefined
@@ -537,12 +556,15 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
      */
     const lockTicket = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
-        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body,
+        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body, t.visitor_sub,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
         FOR NO KEY UPDATE OF t`.pipe(Rows.first(LockedRow))
+
+    const claimForVisitor = (ticketId: TicketId, sub: string) =>
+      sql`UPDATE tickets SET visitor_sub = ${sub} WHERE id = ${ticketId} AND visitor_sub IS NULL`.pipe(Rows.run)
 
     const updateTicket = (ticketId: TicketId, change: TicketChange) =>
       sql`UPDATE tickets SET
@@ -560,6 +582,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
 
     return {
       insertTicket,
+      claimForVisitor,
       tagTicket,
       findPublic,
       findAdmin,

@@ -6,12 +6,17 @@ import type { ApiKeyId, ProjectId, TicketId } from "../Domain/Ids.ts"
 import type {
   AgentCreated,
   AgentList,
+  ApiKeySummary,
   CreateAgentInput,
   CreateKeyInput,
   CreateProjectInput,
+  IdentitySecretCreated,
   KeyCreated,
   ProjectCreated,
-  ProjectSummary
+  ProjectIdentity,
+  ProjectSummary,
+  UpdateIdentityInput,
+  UpdateKeyInput
 } from "../Domain/Project.ts"
 import type {
   AdminTicket,
@@ -44,6 +49,13 @@ export class Operator extends Context.Service<Operator, {
   readonly requireProject: (projectId: ProjectId) => Effect.Effect<void, OperatorError>
   readonly createKey: (projectId: ProjectId, input: typeof CreateKeyInput.Type) => Effect.Effect<KeyCreated, OperatorError>
   readonly revokeKey: (projectId: ProjectId, keyId: ApiKeyId) => Effect.Effect<void, OperatorError>
+  readonly updateKey: (projectId: ProjectId, keyId: ApiKeyId, input: UpdateKeyInput) => Effect.Effect<ApiKeySummary, OperatorError>
+  /** Made or rotated; the only time the secret is seen. */
+  readonly createIdentitySecret: (projectId: ProjectId) => Effect.Effect<IdentitySecretCreated, OperatorError>
+  readonly getIdentity: (projectId: ProjectId) => Effect.Effect<ProjectIdentity, OperatorError>
+  /** Fails with Conflict when verified visitors are required of a project without an identity secret. */
+  readonly updateIdentity: (projectId: ProjectId, input: UpdateIdentityInput) => Effect.Effect<ProjectIdentity, OperatorError>
+  readonly removeIdentitySecret: (projectId: ProjectId) => Effect.Effect<void, OperatorError>
   readonly createAgent: (projectId: ProjectId, input: typeof CreateAgentInput.Type) => Effect.Effect<AgentCreated, OperatorError>
   readonly listAgents: (projectId: ProjectId) => Effect.Effect<typeof AgentList.Type, OperatorError>
   readonly listTickets: (projectId: ProjectId, query: TicketListQuery) => Effect.Effect<TicketList, OperatorError>

@@ -9,7 +9,16 @@ import * as App from "../App.ts"
 import { announcedService } from "../Database/DataDirLock.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
 import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
-import { AgentCreated, AgentList, CreateAgentInput, CreateKeyInput, CreateProjectInput } from "../Domain/Project.ts"
+import {
+  AgentCreated,
+  AgentList,
+  CreateAgentInput,
+  CreateKeyInput,
+  CreateProjectInput,
+  type ProjectIdentity,
+  UpdateIdentityInput,
+  UpdateKeyInput
+} from "../Domain/Project.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import { refusalOfError } from "../Startup.ts"
 import {
@@ -145,17 +154,59 @@ const projectsList = Command.make(
     }))
 ).pipe(Command.withDescription("list every project"))
 
+/** A key's budget for a person: its own, or the service's setting. */
+const limitText = (limit: number | null) =>
+  limit === null ? "the service's (RATE_LIMIT_PER_MINUTE)" : `${limit.toLocaleString("en-US")} requests a minute`
+
 const keysCreate = Command.make("create", {
   project,
   scope: Flag.Literals("scope", ["full", "widget"]).pipe(Flag.withDefault("full" as const)),
-  name: Flag.String("name").pipe(Flag.optional)
-}, operating(({ name, project, scope }) =>
+  name: Flag.String("name").pipe(Flag.optional),
+  rateLimit: Flag.Int("rate-limit").pipe(
+    Flag.optional,
+    Flag.withDescription("the key's own budget, 1 to 1,000,000 requests a minute; without it, RATE_LIMIT_PER_MINUTE")
+  )
+}, operating(({ name, project, rateLimit, scope }) =>
   Effect.gen(function*() {
-    const input = yield* decodeAs(CreateKeyInput)({ name: Option.getOrNull(name), scope })
+    const input = yield* decodeAs(CreateKeyInput)({
+      name: Option.getOrNull(name),
+      scope,
+      rate_limit_per_minute: Option.getOrNull(rateLimit)
+    })
     yield* requireProject(project)
     const key = yield* (yield* Operator).createKey(project, input)
-    yield* Console.log(`key id: ${key.key_id}\nscope:  ${key.scope}\nkey:    ${key.api_key}`)
-  }))).pipe(Command.withDescription("issue an API key; it is shown only now"))
+    yield* Console.log(
+      `key id: ${key.key_id}\nscope:  ${key.scope}\nlimit:  ${limitText(key.rate_limit_per_minute)}\nkey:    ${key.api_key}`
+    )
+  }), { ...typedAs, rate_limit_per_minute: "--rate-limit" })).pipe(Command.withDescription("issue an API key; it is shown only now"))
+
+/** The key of that id in the project; a user error naming both when there is none. */
+const requireKey = (project: ProjectId, keyId: string) => {
+  const noKey = userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)
+  return Schema.decodeUnknownEffect(ApiKeyId)(keyId).pipe(Effect.mapError(() => noKey), Effect.map((id) => ({ id, noKey })))
+}
+
+const keysLimit = Command.make("limit", {
+  project,
+  keyId: Argument.String("key-id"),
+  limit: Argument.String("limit").pipe(
+    Argument.withDescription("requests a minute (1 to 1,000,000), or default for RATE_LIMIT_PER_MINUTE")
+  )
+}, operating(({ keyId, limit, project }) =>
+  Effect.gen(function*() {
+    const given = limit.trim()
+    if (given !== "default" && !/^-?\d+(\.\d+)?$/.test(given)) {
+      return yield* userError("<limit> must be a number of requests a minute, or default")
+    }
+    // a number is held to the API's rules, in its words
+    const input = yield* decodeAs(UpdateKeyInput)({ rate_limit_per_minute: given === "default" ? null : Number(given) })
+    yield* requireProject(project)
+    const { id, noKey } = yield* requireKey(project, keyId)
+    const key = yield* (yield* Operator).updateKey(project, id, input).pipe(Effect.catchTag("NotFound", () => Effect.fail(noKey)))
+    yield* Console.log(`key ${key.key_id}: ${limitText(key.rate_limit_per_minute)}, from its next request on`)
+  }), { ...typedAs, rate_limit_per_minute: "<limit>" })).pipe(
+    Command.withDescription("set a key's own rate limit, or put it back on the service's (default)")
+  )
 
 const keysRevoke = Command.make(
   "revoke",
@@ -163,12 +214,75 @@ const keysRevoke = Command.make(
   operating(({ keyId, project }) =>
     Effect.gen(function*() {
       yield* requireProject(project)
-      const noKey = userError(`no API key ${keyId} in project ${project} (the key id was printed when the key was created)`)
-      const id = yield* Schema.decodeUnknownEffect(ApiKeyId)(keyId).pipe(Effect.mapError(() => noKey))
+      const { id, noKey } = yield* requireKey(project, keyId)
       yield* (yield* Operator).revokeKey(project, id).pipe(Effect.catchTag("NotFound", () => Effect.fail(noKey)))
       yield* Console.log(`revoked ${keyId}`)
     }))
 ).pipe(Command.withDescription("revoke an API key at once, on every instance"))
+
+const identityBlock = (identity: ProjectIdentity) =>
+  [
+    `identity secret:           ${
+      identity.identity_secret_created_at === null ? "none" : `set, created ${identity.identity_secret_created_at}`
+    }`,
+    `require verified visitors: ${identity.require_verified_visitors ? "on" : "off"}`
+  ].join("\n")
+
+const identitySecret = Command.make(
+  "secret",
+  { project },
+  operating(({ project }) =>
+    Effect.gen(function*() {
+      yield* requireProject(project)
+      const made = yield* (yield* Operator).createIdentitySecret(project)
+      yield* Console.log(
+        [
+          `identity secret: ${made.identity_secret}`,
+          `created:         ${made.created_at}`,
+          "This secret is shown only once: give it to the site's backend, which signs its visitors' tokens with it (HS256).",
+          "Any earlier secret no longer verifies."
+        ].join("\n")
+      )
+    }))
+).pipe(Command.withDescription("create or rotate the project's identity secret; it is shown only now"))
+
+const identityShow = Command.make(
+  "show",
+  { project },
+  operating(({ project }) =>
+    Effect.gen(function*() {
+      yield* requireProject(project)
+      yield* Console.log(identityBlock(yield* (yield* Operator).getIdentity(project)))
+    }))
+).pipe(Command.withDescription("whether the project has an identity secret and requires verified visitors (never the secret)"))
+
+const identityRequire = Command.make(
+  "require",
+  { project, setting: Argument.Literals("on-or-off", ["on", "off"]) },
+  operating(({ project, setting }) =>
+    Effect.gen(function*() {
+      const input = yield* decodeAs(UpdateIdentityInput)({ require_verified_visitors: setting === "on" })
+      yield* requireProject(project)
+      const identity = yield* (yield* Operator).updateIdentity(project, input).pipe(
+        Effect.catchTag("Conflict", () =>
+          Effect.fail(userError(
+            `project ${project} has no identity secret: create one first with \`${self} identity secret --project ${project}\``
+          )))
+      )
+      yield* Console.log(identityBlock(identity))
+    }))
+).pipe(Command.withDescription("require the widget's visitors to be verified (on), or not (off)"))
+
+const identityRemove = Command.make(
+  "remove",
+  { project },
+  operating(({ project }) =>
+    Effect.gen(function*() {
+      yield* requireProject(project)
+      yield* (yield* Operator).removeIdentitySecret(project)
+      yield* Console.log("identity secret removed: visitor tokens are no longer verified, and verified visitors are no longer required")
+    }))
+).pipe(Command.withDescription("remove the project's identity secret"))
 
 const articlesImport = Command.make("import", {
   project,
@@ -434,8 +548,12 @@ const cli = Command.make(self).pipe(
       Command.withSubcommands([projectsCreate, projectsList])
     ),
     Command.make("keys").pipe(
-      Command.withDescription("issue and revoke a project's API keys"),
-      Command.withSubcommands([keysCreate, keysRevoke])
+      Command.withDescription("issue, limit and revoke a project's API keys"),
+      Command.withSubcommands([keysCreate, keysLimit, keysRevoke])
+    ),
+    Command.make("identity").pipe(
+      Command.withDescription("the secret that verifies a project's widget visitors, and whether they must be verified"),
+      Command.withSubcommands([identitySecret, identityShow, identityRequire, identityRemove])
     ),
     Command.make("agents").pipe(
       Command.withDescription("add and list the agents who answer a project's tickets"),

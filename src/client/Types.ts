@@ -41,12 +41,20 @@ export interface CreateTicketInput {
 export interface CreatedTicket {
   readonly ticket_id: string
   readonly ticket_number: number
+  /**
+   * The ticket's secret (`tat_…`). A page that filed the ticket with a widget key keeps it: with
+   * it, and only with it (or as the verified visitor who filed it), a widget key reads, answers
+   * and streams the ticket.
+   */
+  readonly access_token: string
 }
 
 /** One public message of a ticket's conversation; internal notes are never returned. */
 export interface Message {
   readonly id: string
   readonly author_type: AuthorType
+  /** The agent's display name on an agent's message; null otherwise. */
+  readonly author_name: string | null
   readonly body: string
   readonly created_at: string
 }
@@ -65,6 +73,8 @@ interface TicketFields {
 
 /** A ticket with its public conversation, oldest message first. */
 export interface Ticket extends TicketFields {
+  /** The opening message, as filed. */
+  readonly body: string
   readonly messages: ReadonlyArray<Message>
 }
 
@@ -82,6 +92,11 @@ export interface ContactTicketList {
   readonly tickets: ReadonlyArray<ContactTicket>
   /** Pass as `cursor` for the next page; null on the last page. */
   readonly next_cursor: string | null
+}
+
+/** Answer of `POST /v1/tickets/:id/claim`: the ticket now in the verified visitor's list. */
+export interface ClaimedTicket {
+  readonly ticket_id: string
 }
 
 /** Body of `POST /v1/tickets/:id/messages`. */
@@ -264,3 +279,31 @@ export type WebhookEvent =
   | TicketStatusChangedEvent
   | TicketResolvedEvent
   | TicketAssignedEvent
+
+/** The names an event of a stream can have: a webhook event's, or `reset`. */
+export type StreamEventName = WebhookEventKind | "reset"
+
+/** `data` of a `reset` event. */
+export interface StreamResetData {
+  /** Why the stream could not resume where it was asked to, for logs. */
+  readonly reason: string
+}
+
+/**
+ * One event of `streamTicketEvents` or `streamEvents` (Server-Sent Events). `event` is a webhook
+ * event's name, and `data` the body its webhook delivery carries (a `WebhookEvent`: switch on
+ * `event` to narrow a cast of it); or `event` is `reset` and `data` a `StreamResetData`: the stream
+ * could not resume from the id it was given (too old, or unknown), so read the current state again
+ * (`getTicket`, say) and go on with the events that follow.
+ */
+export interface StreamEvent {
+  /**
+   * The event's id: an increasing integer, as text. Keep the last one you handled and pass it as
+   * `lastEventId` to resume after it, in this process or a later one. Undefined on `reset`.
+   */
+  readonly id: string | undefined
+  /** A webhook event's name, or `reset`; an event this client version does not know yet keeps its name. */
+  readonly event: StreamEventName | (string & {})
+  /** The event's `data:` parsed as JSON (the raw text, should it not be JSON). */
+  readonly data: unknown
+}

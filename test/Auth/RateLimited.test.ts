@@ -24,7 +24,10 @@ import { makeTestLayer } from "../support/TestLayer.ts"
 const key = {
   key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
   project_id: ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11"),
-  scope: "full"
+  scope: "full",
+  rate_limit_per_minute: null,
+  identity_secret: null,
+  require_verified_visitors: false
 } as const
 
 /** The only key these projects know. */

@@ -359,7 +359,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         expect(ticket.tags).toEqual(["Billing-Auto"])
         expect(ticket.status).toBe("in_progress")
         const publicRead = yield* Effect.flatMap(server.api(key), (api) =>
-          api.tickets.get({ params: { id: hit.ticket_id }, query: {} }))
+          api.tickets.get({ params: { id: hit.ticket_id }, query: {}, headers: {} }))
         expect(publicRead.status).toBe("in_progress")
 
         const runs = yield* runsOf(server, projectId, ruleId)

@@ -109,7 +109,8 @@ const createTicket = (instance: Instance, projectId: ProjectId, i: number) =>
       senderName: null,
       senderVerified: true,
       metadata: null,
-      createdAt
+      createdAt,
+      visitorSub: null
     }, ticketCreatedJobs(event, { errorTracker: false }))
     return id
   })

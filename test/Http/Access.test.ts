@@ -56,7 +56,7 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         expect(dump).not.toContain(key.slice(7))
       }))
 
-    it.effect("limits a widget key to filing tickets, reading articles and its contact's own tickets", () =>
+    it.effect("limits a widget key to filing tickets, reading articles and the tickets its browser filed", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
         const { widgetKey } = yield* createProject(server)
@@ -67,6 +67,7 @@ describe.each(databaseKinds)("access on %s", (kind) => {
           responseMode: "decoded-and-response"
         })
         expect(createdResponse.status).toBe(202)
+        expect(created.access_token).toMatch(/^tat_[A-Za-z0-9_-]{43}$/)
         const id = created.ticket_id
         // what the widget may not do, as its caller sees it on the wire
         const forbidden = (response: { status: number; body: any }) => {
@@ -75,28 +76,52 @@ describe.each(databaseKinds)("access on %s", (kind) => {
           expect(response.body.error.message).toContain("scope")
         }
         forbidden(yield* Effect.promise(() => server.request("GET", `/v1/tickets/${id}`, { key: widgetKey })))
+        // the ticket's id and its sender's address are things anyone may know: not enough
         forbidden(yield* Effect.promise(() =>
-          server.request("POST", `/v1/tickets/${id}/messages`, { key: widgetKey, body: { body: "more" } })))
+          server.request("GET", `/v1/tickets/${id}?contact_email=visitor@example.com`, { key: widgetKey })))
+        forbidden(yield* Effect.promise(() =>
+          server.request("POST", `/v1/tickets/${id}/messages`, { key: widgetKey, body: { body: "more", contact_email: "visitor@example.com" } })))
         forbidden(yield* Effect.promise(() => server.request("GET", "/v1/search?q=widget", { key: widgetKey })))
-        const [, own] = yield* widget.tickets.get({
+        const proof = { "x-ticket-token": created.access_token }
+        const [own, ownResponse] = yield* widget.tickets.get({
           params: { id },
-          query: { contact_email: "visitor@example.com" },
+          query: {},
+          headers: proof,
           responseMode: "decoded-and-response"
         })
-        expect(own.status).toBe(200)
+        expect(ownResponse.status).toBe(200)
+        expect(own.body).toBe("Hi")
         const [, reply] = yield* widget.tickets.addMessage({
           params: { id },
-          payload: { body: "more", contact_email: "visitor@example.com" },
-          headers: {},
+          payload: { body: "more" },
+          headers: proof,
           responseMode: "decoded-and-response"
         })
         expect(reply.status).toBe(201)
-        const stranger = yield* widget.tickets.addMessage({
+        // another ticket's token, or a made-up one, opens nothing, and says nothing of the ticket
+        const [other] = yield* widget.tickets.create({
+          payload: { subject: "Someone else's", body: "Hi", sender_email: "other@example.com" },
+          headers: {},
+          responseMode: "decoded-and-response"
+        })
+        for (const token of [other.access_token, `tat_${"A".repeat(43)}`, "not-a-token"]) {
+          const stranger = yield* widget.tickets.addMessage({
+            params: { id },
+            payload: { body: "let me in" },
+            headers: { "x-ticket-token": token }
+          }).pipe(Effect.flip)
+          expect(stranger._tag).toBe("NotFound")
+          const read = yield* Effect.promise(() =>
+            server.request("GET", `/v1/tickets/${id}`, { key: widgetKey, headers: { "x-ticket-token": token } }))
+          expect([read.status, read.body.error.code]).toEqual([404, "NOT_FOUND"])
+        }
+        // a token with a stranger's address on a message is refused too
+        const wrongContact = yield* widget.tickets.addMessage({
           params: { id },
-          payload: { body: "let me in", contact_email: "stranger@example.com" },
-          headers: {}
+          payload: { body: "as someone else", contact_email: "stranger@example.com" },
+          headers: proof
         }).pipe(Effect.flip)
-        expect(stranger._tag).toBe("NotFound")
+        expect(wrongContact._tag).toBe("NotFound")
         const [, articles] = yield* widget.articles.search({ query: { q: "x" }, responseMode: "decoded-and-response" })
         expect(articles.status).toBe(200)
       }))
@@ -202,6 +227,10 @@ describe.each(databaseKinds)("access on %s", (kind) => {
         expect(preflight.headers.get("access-control-allow-origin")).toBe("*")
         expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization")
         expect(preflight.headers.get("access-control-allow-headers")).toContain("Content-Type")
+        // what the widget sends to read, answer and stream a ticket, and to resume a stream
+        for (const header of ["X-Ticket-Token", "X-Visitor-Token", "Last-Event-ID"]) {
+          expect(preflight.headers.get("access-control-allow-headers")).toContain(header)
+        }
         const publicCall = yield* Effect.promise(() => server.request("GET", "/v1/articles/search?q=x", { key }))
         expect(publicCall.headers.get("access-control-allow-origin")).toBe("*")
         const adminCall = yield* Effect.promise(() => server.request("GET", "/v1/admin/projects", { key: adminToken }))

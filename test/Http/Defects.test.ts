@@ -28,12 +28,14 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
   const tickets = Tickets.of({
     create: defect,
     get: defect,
+    claim: defect,
     addMessage: defect,
     adminGet: defect,
     adminUpdate: defect,
     addAgentMessage: defect,
     list: defect,
     listForContact: defect,
+    listForVisitor: defect,
     findId: defect
   })
   // the whole server, its Tickets swapped for the broken one

@@ -246,8 +246,15 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         const keys = yield* Effect.promise(() => server.request("GET", `/v1/admin/projects/${projectId}/api-keys`, { key: adminToken }))
         expect(keys.status).toBe(200)
         expect(keys.body.api_keys).toEqual([
-          { key_id: widget.key_id, name: "widget", scope: "widget", created_at: expect.any(String), revoked_at: expect.any(String) },
-          { key_id: keyId, name: "default", scope: "full", created_at: expect.any(String), revoked_at: null }
+          {
+            key_id: widget.key_id,
+            name: "widget",
+            scope: "widget",
+            rate_limit_per_minute: null,
+            created_at: expect.any(String),
+            revoked_at: expect.any(String)
+          },
+          { key_id: keyId, name: "default", scope: "full", rate_limit_per_minute: null, created_at: expect.any(String), revoked_at: null }
         ])
         expect(keys.text).not.toContain(key)
         expect(keys.text).not.toContain(key.slice(0, 7))
@@ -306,7 +313,12 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
           expect(paths[`/v1/admin/projects/{pid}/${path}`]?.get, path).toBeDefined()
         }
         expect(paths["/v1/admin/projects/{pid}/articles/{id}"]?.get).toBeDefined()
-        expect(paths["/v1/tickets"]?.get?.parameters?.map((p: any) => p.name).sort()).toEqual(["contact_email", "cursor", "limit"])
+        expect(paths["/v1/tickets"]?.get?.parameters?.map((p: any) => p.name).sort()).toEqual([
+          "contact_email",
+          "cursor",
+          "limit",
+          "x-visitor-token"
+        ])
       }))
 
     it.effect("lists a contact's tickets for a full key: newest first, paged, case-insensitive, only the key's project", () =>
@@ -325,7 +337,8 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         let cursor: string | undefined
         do {
           const page = yield* api.tickets.list({
-            query: { contact_email: "Kim@Example.COM", limit: 2, ...(cursor === undefined ? {} : { cursor }) }
+            query: { contact_email: "Kim@Example.COM", limit: 2, ...(cursor === undefined ? {} : { cursor }) },
+            headers: {}
           })
           seen.push(...page.tickets.map((ticket) => ticket.ticket_id))
           cursor = page.next_cursor ?? undefined
@@ -357,7 +370,7 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         expect(widget.status).toBe(403)
         expect(widget.body.error.code).toBe("FORBIDDEN")
         // the read of one ticket is as it was
-        const one = yield* api.tickets.get({ params: { id: mine[0]! }, query: {} })
+        const one = yield* api.tickets.get({ params: { id: mine[0]! }, query: {}, headers: {} })
         expect(one.subject).toBe("Mine 0")
       }))
   })

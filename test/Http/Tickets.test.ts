@@ -42,13 +42,14 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         )
         expect(created.status).toBe(202)
         expect(created.headers.get("content-type")).toBe("application/json; charset=utf-8")
-        expect(Object.keys(created.body).sort()).toEqual(["ticket_id", "ticket_number"])
+        expect(Object.keys(created.body).sort()).toEqual(["access_token", "ticket_id", "ticket_number"])
         expect(created.body.ticket_id).toMatch(uuid)
         expect(created.body.ticket_number).toBe(1)
 
         const [read, response] = yield* api.tickets.get({
           params: { id: created.body.ticket_id },
           query: {},
+          headers: {},
           responseMode: "decoded-and-response"
         })
         expect(response.status).toBe(200)
@@ -64,7 +65,8 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
         expect(read.created_at).toMatch(isoMillis)
         expect(read.updated_at).toMatch(isoMillis)
         const wire = yield* response.json
-        expect(wire).not.toHaveProperty("body")
+        // the opening message, as filed (the conversation starts with it), and nothing of the sender
+        expect((wire as { body?: unknown }).body).toBe("The **login** page rejects my password.")
         expect(wire).not.toHaveProperty("sender_email")
       }))
 
@@ -204,7 +206,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           })
         )
         expect(created.status).toBe(202)
-        const publicRead = yield* api.tickets.get({ params: { id: created.body.ticket_id }, query: {} })
+        const publicRead = yield* api.tickets.get({ params: { id: created.body.ticket_id }, query: {}, headers: {} })
         expect(publicRead.priority).toBe("p1_critical")
         const adminRead = yield* admin.admin.getTicket({ params: { pid: projectId, id: created.body.ticket_id } })
         expect(adminRead).toMatchObject({
@@ -349,7 +351,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           server.request("GET", `/v1/tickets/${id}?contact_email=someone@example.com`, { key: theirs.key }))
         expect([foreign.status, foreign.body]).toEqual([404, notFound])
         const owner = yield* Effect.flatMap(server.api(theirs.key), (api) =>
-          api.tickets.get({ params: { id }, query: { contact_email: "OWNER@example.com" } }))
+          api.tickets.get({ params: { id }, query: { contact_email: "OWNER@example.com" }, headers: {} }))
         expect(owner.ticket_id).toBe(id)
         const message = yield* Effect.promise(() =>
           server.request("POST", `/v1/tickets/${id}/messages`, { key: mine.key, body: { body: "hello" } }))
@@ -391,7 +393,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           ["contact", "second"]
         ])
         expect(read.body.messages[0].id).toBe(first.body.message_id)
-        for (const m of read.body.messages) expect(Object.keys(m).sort()).toEqual(["author_type", "body", "created_at", "id"])
+        for (const m of read.body.messages) expect(Object.keys(m).sort()).toEqual(["author_name", "author_type", "body", "created_at", "id"])
         const times = read.body.messages.map((m: any) => m.created_at)
         expect([...times].sort()).toEqual(times)
 

@@ -20,6 +20,8 @@ import { IdempotentLive } from "../../src/Idempotency/Http.ts"
 import { IdempotencyRepo, type Prior } from "../../src/Idempotency/Repo.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { RateLimit } from "../../src/RateLimit/RateLimit.ts"
+import { TicketAccess } from "../../src/Auth/TicketAccess.ts"
+import { EventLog } from "../../src/Events/EventLog.ts"
 import { TicketsHttpLive } from "../../src/Tickets/Http.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { eventually } from "../support/Eventually.ts"
@@ -79,7 +81,14 @@ describeNeeding(postgresMissing, "a repeat of an Idempotency-Key in flight on po
 
 describe("a repeat of an Idempotency-Key in flight, in memory", () => {
   const projectId = ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11")
-  const key = { key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"), project_id: projectId, scope: "full" } as const
+  const key = {
+    key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
+    project_id: projectId,
+    scope: "full",
+    rate_limit_per_minute: null,
+    identity_secret: null,
+    require_verified_visitors: false
+  } as const
 
   /** The repository's contract in memory: a key's lock is held until its transaction ends, answers are kept. */
   const memoryRepo = () => {
@@ -142,7 +151,7 @@ describe("a repeat of an Idempotency-Key in flight, in memory", () => {
       const entered = yield* Deferred.make<void>()
       const gate = yield* Deferred.make<void>()
       const served = TicketsHttpLive.pipe(
-        Layer.provide(gatedTickets(entered, gate)),
+        Layer.provide([gatedTickets(entered, gate), TicketAccess.layerFrom("in-flight-test"), makeTestLayer(EventLog)({})]),
         Layer.provideMerge(Layer.mergeAll(
           ProjectAuthLive.pipe(Layer.provide([
             makeTestLayer(Projects)({ authenticate: (apiKey) => Effect.succeed(apiKey === "tf_known" ? Option.some(key) : Option.none()) }),

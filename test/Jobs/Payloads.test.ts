@@ -44,6 +44,7 @@ const seed = Effect.gen(function*() {
     project_id: projectId,
     message_id: crypto.randomUUID(),
     author_type: "contact",
+    author_name: null,
     body: "Any news?",
     contact_email: "ann@example.com",
     created_at: now

@@ -22,7 +22,7 @@ import { adminToken, createProject, TestServer, type TestServerShape, testServer
 /** The public read, and the JSON as sent: what it must not show, decoding would drop unseen. */
 const publicRead = (server: TestServerShape, key: string, ticketId: string) =>
   Effect.flatMap(server.api(key), (api) =>
-    api.tickets.get({ params: { id: ticketId }, query: {}, responseMode: "decoded-and-response" })).pipe(
+    api.tickets.get({ params: { id: ticketId }, query: {}, headers: {}, responseMode: "decoded-and-response" })).pipe(
       Effect.flatMap(([ticket, response]) =>
         Effect.map(response.json, (wire: any) => ({ ticket, status: response.status, wire }))),
       Effect.orDie

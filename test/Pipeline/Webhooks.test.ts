@@ -165,7 +165,7 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           .toBe(false)
 
         expect(Object.keys(JSON.parse(request!.body))).toEqual(["event", "timestamp", "data"])
-        const ticket = yield* api.tickets.get({ params: { id: created.ticket_id }, query: {} })
+        const ticket = yield* api.tickets.get({ params: { id: created.ticket_id }, query: {}, headers: {} })
         expect(JSON.parse(request!.body)).toEqual({
           event: "ticket_created",
           timestamp: ticket.created_at,

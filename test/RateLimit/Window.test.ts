@@ -23,9 +23,9 @@ const limiter = (overrides: Record<string, string>) =>
 // check answers with headers for the request it runs in; outside a server it only needs one to exist
 const aRequest = HttpServerRequest.fromWeb(new Request("http://127.0.0.1/v1/articles/search?q=x"))
 
-/** "allowed", or the seconds the refusal says to wait. */
-const outcome = (key: string) =>
-  Effect.flatMap(Effect.service(RateLimit), (rateLimit) => rateLimit.check(key)).pipe(
+/** "allowed", or the seconds the refusal says to wait; within `limitPerMinute` when given, else the setting's. */
+const outcome = (key: string, limitPerMinute?: number) =>
+  Effect.flatMap(Effect.service(RateLimit), (rateLimit) => rateLimit.check(key, limitPerMinute)).pipe(
     Effect.as("allowed" as const),
     Effect.catchTag("RateLimited", (refused) => Effect.succeed(refused.retryAfterSeconds)),
     Effect.provideService(HttpServerRequest.HttpServerRequest, aRequest)
@@ -34,6 +34,25 @@ const outcome = (key: string) =>
 const useTheBudget = (key: string) =>
   Effect.gen(function*() {
     for (let i = 0; i < limit; i++) expect(yield* outcome(key)).toBe("allowed")
+  })
+
+/** The outcomes of `count` requests in a row against `key`, within `limitPerMinute`. */
+const outcomes = (key: string, count: number, limitPerMinute?: number) =>
+  Effect.forEach(Array.from({ length: count }), () => Effect.map(outcome(key, limitPerMinute), (o) => o === "allowed" ? o : "refused"))
+
+/** Budgets with limits of their own beside the setting's, and a limit that changes between requests. */
+const ownLimits = (prefix: string) =>
+  Effect.gen(function*() {
+    expect(yield* outcomes(`${prefix}own`, 4, 3)).toEqual(["allowed", "allowed", "allowed", "refused"])
+    expect(yield* outcomes(`${prefix}larger`, 9, 8)).toEqual([...Array(8).fill("allowed"), "refused"])
+    // no limit given: the setting's, whatever other budgets were given
+    expect(yield* outcomes(`${prefix}setting`, limit + 1)).toEqual([...Array(limit).fill("allowed"), "refused"])
+    // raised: what was counted stays counted, and the new limit has room beyond it
+    expect(yield* outcomes(`${prefix}changed`, 3, 2)).toEqual(["allowed", "allowed", "refused"])
+    expect(yield* outcomes(`${prefix}changed`, 3, 4)).toEqual(["allowed", "allowed", "refused"])
+    // lowered below what was counted: refused at once
+    expect(yield* outcomes(`${prefix}lowered`, 3)).toEqual(["allowed", "allowed", "allowed"])
+    expect(yield* outcomes(`${prefix}lowered`, 1, 2)).toEqual(["refused"])
   })
 
 describe("the rate limit's window in memory, on the TestClock", () => {
@@ -67,6 +86,15 @@ describe("the rate limit's window in memory, on the TestClock", () => {
       yield* TestClock.adjust("1 millis")
       expect(yield* outcome("key:c")).toBe("allowed")
     }).pipe(Effect.provide(limiter({}))))
+
+  it.effect("counts a budget within the limit a call gives, the setting's when it gives none", () =>
+    Effect.gen(function*() {
+      yield* ownLimits("key:")
+      // a window of one minute whatever the limit: refused for the rest of it, then the whole budget again
+      expect(yield* outcome("key:own", 3)).toBe(60)
+      yield* TestClock.adjust("1 minute")
+      expect(yield* outcomes("key:own", 4, 3)).toEqual(["allowed", "allowed", "allowed", "refused"])
+    }).pipe(Effect.provide(limiter({}))))
 })
 
 describeNeeding(redisMissing, "the rate limit's window in Redis", () => {
@@ -81,4 +109,9 @@ describeNeeding(redisMissing, "the rate limit's window in Redis", () => {
       expect(retryAfter).toBeLessThanOrEqual(60)
       expect(yield* outcome(key)).toBeTypeOf("number")
     }).pipe(Effect.provide(limiter({ REDIS_URL: process.env.REDIS_URL ?? "" }))))
+
+  it.live("counts a budget within the limit a call gives, the setting's when it gives none", () =>
+    ownLimits(`key:own-limits-${crypto.randomUUID()}:`).pipe(
+      Effect.provide(limiter({ REDIS_URL: process.env.REDIS_URL ?? "" }))
+    ))
 })

@@ -21,6 +21,8 @@ import { CursorKey } from "../../src/Projects/CursorKey.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { RateLimit } from "../../src/RateLimit/RateLimit.ts"
 import { ContactsRepo } from "../../src/Tickets/ContactsRepo.ts"
+import { TicketAccess } from "../../src/Auth/TicketAccess.ts"
+import { EventLog } from "../../src/Events/EventLog.ts"
 import { TicketsHttpLive } from "../../src/Tickets/Http.ts"
 import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
@@ -29,7 +31,14 @@ import { defaultSettings, platform, sending, standInClient, standInMiddleware } 
 import { makeTestLayer } from "../support/TestLayer.ts"
 
 const projectId = ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11")
-const key = { key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"), project_id: projectId, scope: "full" } as const
+const key = {
+  key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
+  project_id: projectId,
+  scope: "full",
+  rate_limit_per_minute: null,
+  identity_secret: null,
+  require_verified_visitors: false
+} as const
 
 const stored: Ticket = {
   ticket_id: "9d2f7a1e-6c3b-4f8e-a1d0-7b5c2e4f9a30",
@@ -40,7 +49,14 @@ const stored: Ticket = {
   category: "account",
   created_at: "2026-11-28T10:00:00.000Z",
   updated_at: "2026-11-28T10:05:00.000Z",
-  messages: [{ id: "1f4e8b2a-3c5d-4e6f-8a9b-0c1d2e3f4a5b", author_type: "contact", body: "Still broken", created_at: "2026-11-28T10:05:00.000Z" }]
+  body: "It says my password is wrong",
+  messages: [{
+    id: "1f4e8b2a-3c5d-4e6f-8a9b-0c1d2e3f4a5b",
+    author_type: "contact",
+    author_name: null,
+    body: "Still broken",
+    created_at: "2026-11-28T10:05:00.000Z"
+  }]
 }
 
 /** A repository that holds the one ticket above, and records what it is asked to write. */
@@ -49,7 +65,7 @@ const ticketsRepo = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<New
     findPublic: (project, ticket) =>
       Effect.succeed(
         project === projectId && ticket === stored.ticket_id
-          ? Option.some({ ticket: stored, senderEmail: "jane@example.com" })
+          ? Option.some({ ticket: stored, senderEmail: "jane@example.com", visitorSub: null })
           : Option.none()
       ),
     insertTicket: (row, jobs) => Effect.sync(() => written.push({ row, jobs }) + 41)
@@ -57,6 +73,7 @@ const ticketsRepo = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<New
 
 const served = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> }>) =>
   TicketsHttpLive.pipe(
+    Layer.provide([TicketAccess.layerFrom("handlers-test"), makeTestLayer(EventLog)({})]),
     Layer.provide(
       Layer.effect(Tickets, Tickets.make).pipe(
         Layer.provide([
@@ -89,10 +106,10 @@ describe("the tickets group, its repositories swapped for mocks", () => {
   it.effect("reads a ticket the repository holds, as the contract's Ticket", () =>
     Effect.gen(function*() {
       const api = yield* HttpApiTest.groups(Api, ["tickets"])
-      expect(yield* api.tickets.get({ params: { id: stored.ticket_id }, query: {} })).toEqual(stored)
+      expect(yield* api.tickets.get({ params: { id: stored.ticket_id }, query: {}, headers: {} })).toEqual(stored)
       // a contact who does not own it learns nothing of it
       const foreign = yield* Effect.flip(
-        api.tickets.get({ params: { id: stored.ticket_id }, query: { contact_email: "mallory@example.com" } })
+        api.tickets.get({ params: { id: stored.ticket_id }, query: { contact_email: "mallory@example.com" }, headers: {} })
       )
       expect(foreign).toBeInstanceOf(NotFound)
     }).pipe(Effect.provide([served([]), client])))
@@ -101,7 +118,7 @@ describe("the tickets group, its repositories swapped for mocks", () => {
   it.effect("answers a ticket the repository does not hold with 404 NOT_FOUND", () =>
     Effect.gen(function*() {
       const api = yield* HttpApiTest.groups(Api, ["tickets"])
-      const missing = yield* Effect.flip(api.tickets.get({ params: { id: "00000000-0000-4000-8000-000000000000" }, query: {} }))
+      const missing = yield* Effect.flip(api.tickets.get({ params: { id: "00000000-0000-4000-8000-000000000000" }, query: {}, headers: {} }))
       expect(missing).toBeInstanceOf(NotFound)
       expect(missing.message).toBe("ticket not found")
     }).pipe(Effect.provide([served([]), client])))

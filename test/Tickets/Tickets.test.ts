@@ -91,7 +91,7 @@ describe("Tickets with a mock repository", () => {
     const repo = recordingRepo()
     return Effect.gen(function*() {
       const tickets = yield* Tickets
-      const error = yield* Effect.flip(tickets.get(projectId, TicketId.make(crypto.randomUUID()), undefined))
+      const error = yield* Effect.flip(tickets.get(projectId, TicketId.make(crypto.randomUUID()), () => true))
       expect(error).toBeInstanceOf(NotFound)
     }).pipe(Effect.provide(ticketsWith(repo)))
   })

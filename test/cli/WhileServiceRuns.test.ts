@@ -108,7 +108,8 @@ describe("operator CLI while the service holds the embedded database", () => {
       const commands = lines.map((line) => words(line).slice(0, 2).join(" "))
       expect(commands).toEqual(expect.arrayContaining([
         "agents create", "agents list", "tickets list", "tickets show", "tickets reply", "tickets assign",
-        "tickets status", "projects list", "projects create", "keys create", "keys revoke", "admin-token"
+        "tickets status", "projects list", "projects create", "keys create", "keys limit", "keys revoke", "admin-token",
+        "identity secret", "identity require", "identity show", "identity remove"
       ]))
       const vars: Record<string, string> = { PID: projectId }
       for (const line of lines) {
@@ -124,12 +125,17 @@ describe("operator CLI while the service holds the embedded database", () => {
         const keyId = /key id: (\S+)/.exec(run.stdout)?.[1]
         if (keyId !== undefined) vars.KEY_ID = keyId
         if (args[0] === "admin-token") expect(run.stdout).toBe(`${adminToken}\n`)
+        if (args[0] === "identity" && args[1] === "secret") {
+          expect(run.stdout).toMatch(/^identity secret: ids_[A-Za-z0-9_-]{43}\n/)
+          expect(run.stdout).toContain("shown only once")
+        }
+        if (args[0] === "identity" && args[1] === "show") expect(run.stdout).toMatch(/require verified visitors: on\n$/)
       }
 
       // the service did it all: it still holds the database, and sees every change at once
       expect(JSON.parse(yield* Effect.promise(() => readFile(join(dataDir, lockFileName), "utf8"))).pid).toBe(service.pid)
       const read = yield* Effect.promise(() =>
-        callService(service.baseUrl, fullKey, (api) => api.tickets.get({ params: { id: ticket.ticket_id }, query: {} }))
+        callService(service.baseUrl, fullKey, (api) => api.tickets.get({ params: { id: ticket.ticket_id }, query: {}, headers: {} }))
       )
       expect(read.status).toBe("resolved")
       expect(read.messages.map((message) => [message.author_type, message.body])).toEqual([["agent", "Fixed, please try again"]])
@@ -137,7 +143,11 @@ describe("operator CLI while the service holds the embedded database", () => {
         callService(service.baseUrl, adminToken, (api) => api.admin.listKeys({ params: { pid: projectId } }))
       )
       const revoked = keys.api_keys.find((key) => key.key_id === vars.KEY_ID)
-      expect(revoked).toMatchObject({ name: "website", scope: "widget", revoked_at: expect.any(String) })
+      expect(revoked).toMatchObject({ name: "website", scope: "widget", rate_limit_per_minute: 300, revoked_at: expect.any(String) })
+      const identity = yield* Effect.promise(() =>
+        callService(service.baseUrl, adminToken, (api) => api.admin.getIdentity({ params: { pid: projectId } }))
+      )
+      expect(identity).toEqual({ has_identity_secret: false, identity_secret_created_at: null, require_verified_visitors: false })
       const projects = yield* Effect.promise(() => callService(service.baseUrl, adminToken, (api) => api.admin.listProjects()))
       expect(projects.projects.map((project) => project.name)).toEqual(expect.arrayContaining(["Demo project", "Acme"]))
       const shown = succeeded(yield* cli({ DATA_DIR: dataDir }, "tickets", "show", projectId, "1"))
@@ -148,8 +158,12 @@ describe("operator CLI while the service holds the embedded database", () => {
     Effect.gen(function*() {
       const dataDir = yield* freshPgliteDir
       const service = yield* runningService(dataDir)
-      const { fullKey, projectId } = bannerOf(service)
+      const { adminToken, fullKey, projectId } = bannerOf(service)
       yield* fileTicket(service, fullKey)
+      const keys = yield* Effect.promise(() =>
+        callService(service.baseUrl, adminToken, (api) => api.admin.listKeys({ params: { pid: projectId } }))
+      )
+      const keyId = keys.api_keys.at(-1)!.key_id
       succeeded(yield* cli({ DATA_DIR: dataDir }, "agents", "create", projectId, "--email", "alex@acme.test", "--name", "Alex"))
       succeeded(yield* cli({ DATA_DIR: dataDir }, "tickets", "reply", projectId, "1", "On it", "--author-email", "alex@acme.test"))
 
@@ -170,7 +184,18 @@ describe("operator CLI while the service holds the embedded database", () => {
         // refused by the input's schema, or by the CLI's own lookups
         ["tickets", "status", projectId, "1", "done"],
         ["tickets", "show", projectId, "7"],
-        ["agents", "list", unknownId]
+        ["agents", "list", unknownId],
+        // a key's own limit, and the project's visitor identity (never the secret, which differs each time it is made)
+        ["keys", "limit", "--project", projectId, keyId, "120"],
+        ["keys", "limit", "--project", projectId, keyId, "default"],
+        ["keys", "limit", "--project", projectId, unknownId, "120"],
+        ["keys", "limit", "--project", projectId, keyId, "0"],
+        ["keys", "limit", "--project", projectId, keyId, "lots"],
+        ["identity", "show", "--project", projectId],
+        ["identity", "require", "--project", projectId, "on"],
+        ["identity", "require", "--project", projectId, "off"],
+        ["identity", "remove", "--project", projectId],
+        ["identity", "show", "--project", unknownId]
       ]
       const runAll = Effect.forEach(probes, (args) => cli({ DATA_DIR: dataDir }, ...args))
       const remote = yield* runAll
@@ -186,6 +211,16 @@ describe("operator CLI while the service holds the embedded database", () => {
       failedWith(remote[11]!, new RegExp(`^error: no API key ${unknownId} in project ${projectId}\\b`))
       failedWith(remote[12]!, "status must be one of open, in_progress, waiting, resolved, closed")
       failedWith(remote[13]!, `no ticket 7 in project ${projectId}`)
+      expect(succeeded(remote[15]!)).toBe(`key ${keyId}: 120 requests a minute, from its next request on\n`)
+      expect(succeeded(remote[16]!)).toBe(`key ${keyId}: the service's (RATE_LIMIT_PER_MINUTE), from its next request on\n`)
+      failedWith(remote[17]!, new RegExp(`^error: no API key ${unknownId} in project ${projectId}\\b`))
+      failedWith(remote[18]!, "<limit> must be between 1 and 1,000,000")
+      failedWith(remote[19]!, "<limit> must be a number of requests a minute, or default")
+      expect(succeeded(remote[20]!)).toBe("identity secret:           none\nrequire verified visitors: off\n")
+      failedWith(remote[21]!, new RegExp(`^error: project ${projectId} has no identity secret: create one first with \``))
+      expect(succeeded(remote[22]!)).toBe("identity secret:           none\nrequire verified visitors: off\n")
+      expect(succeeded(remote[23]!)).toMatch(/^identity secret removed: /)
+      failedWith(remote[24]!, new RegExp(`^error: no project ${unknownId}\\b`))
       expect(JSON.parse(succeeded(remote[1]!)).messages.map((m: any) => m.body)).toEqual(["On it"])
     }), 600_000)
 

@@ -1,0 +1,45 @@
+import { Context, Effect, Layer } from "effect"
+import { Buffer } from "node:buffer"
+import { createHmac, timingSafeEqual } from "node:crypto"
+import type { TicketId } from "../Domain/Ids.ts"
+import { ProjectsRepo } from "../Projects/Repo.ts"
+
+const settingName = "ticket_access_key"
+const prefix = "tat_"
+
+/**
+ * A ticket's secret is the HMAC of its id under a key of the service: nothing to store, the same
+ * for a retried create, and only this service can make one. The key is made once and kept in the
+ * database, so every instance accepts the secrets any of them handed out.
+ */
+const accessFor = (secret: string) => {
+  const tag = (ticketId: string) => createHmac("sha256", secret).update(`ticket:${ticketId}`).digest()
+  return {
+    tokenFor: (ticketId: TicketId) => `${prefix}${tag(ticketId).toString("base64url")}`,
+    grants: (ticketId: TicketId, token: string | undefined) => {
+      if (token === undefined || !token.startsWith(prefix)) return false
+      const given = Buffer.from(token.slice(prefix.length), "base64url")
+      const expected = tag(ticketId)
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    }
+  }
+}
+
+/** The secrets that let the browser which filed a ticket with a widget key read, answer and stream it. */
+export class TicketAccess extends Context.Service<TicketAccess, {
+  readonly tokenFor: (ticketId: TicketId) => string
+  readonly grants: (ticketId: TicketId, token: string | undefined) => boolean
+}>()("app/Auth/TicketAccess") {
+  static readonly layer = Layer.effect(
+    TicketAccess,
+    Effect.gen(function*() {
+      const repo = yield* ProjectsRepo
+      const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+      // read once at start, outside any request: no trace of its own
+      return accessFor(yield* repo.keepSetting(settingName, fresh).pipe(Effect.withTracerEnabled(false)))
+    })
+  ).pipe(Layer.provide(ProjectsRepo.layer))
+
+  /** A key of the caller's, for tests that build a service over mock repositories. */
+  static readonly layerFrom = (secret: string) => Layer.succeed(TicketAccess, accessFor(secret))
+}
