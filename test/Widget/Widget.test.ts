@@ -20,6 +20,7 @@ import { type Browser, chromium, type Request } from "playwright-core"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { seedDemo } from "../../src/Demo/Demo.ts"
 import { databaseKinds } from "../support/Databases.ts"
+import { createAgent } from "../support/Calls.ts"
 import { describeNeeding } from "../support/Requires.ts"
 import {
   adminToken,
@@ -97,11 +98,15 @@ const createArticle = (
   call(server, adminToken, (api) =>
     api.admin.createArticle({ params: { pid: projectId }, payload, responseMode: "decoded-and-response" }))
 
-/** The ticket number the confirmation shows, once it shows one. */
+/**
+ * The ticket number shown after filing: in the heading of the new conversation, or, where the
+ * ticket cannot be opened (no access token in the answer), in the confirmation at the top of the form.
+ */
 const shownTicketNumber = async (session: Session) => {
-  const confirmation = widget(session.page, "confirmation")
-  await expect.poll(() => confirmation.textContent(), { timeout: 20_000 }).toMatch(/#\d+/)
-  return Number(/#(\d+)/.exec((await confirmation.textContent())!)![1])
+  const shown = async () =>
+    `${await widget(session.page, "conversation-title").textContent()} ${await widget(session.page, "confirmation").textContent()}`
+  await expect.poll(shown, { timeout: 20_000 }).toMatch(/#\d+/)
+  return Number(/#(\d+)/.exec(await shown())![1])
 }
 
 let browser: Browser
@@ -956,35 +961,31 @@ describeNeeding(missing, "widget in Chromium", () => {
       })
     })
 
-    browserTest("after filing, focus moves to the confirmation at the top of the form, which holds the ticket number", async (server, { widgetKey, key }) => {
+    browserTest("after filing, the new conversation opens: focus on its heading with the number, the opening message as the visitor's", async (server, { widgetKey, key }) => {
       const word = uniqueWord()
+      const opening = `Where does it go? ${word}`
       await onPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }, async (session) => {
         const { page } = session
         await openPanel(page)
-        await fillForm(page, { name: "Cora", email: "cora@example.com", subject: `Confirmed ${word}`, message: "Where does it go?" })
+        await fillForm(page, { name: "Cora", email: "cora@example.com", subject: `Confirmed ${word}`, message: opening })
         await widget(page, "submit").focus()
         await page.keyboard.press("Enter")
-        await expect.poll(async () => (await focusOf(page)).widgetTestId, { timeout: 20_000 }).toBe("confirmation")
+        await expect.poll(async () => (await focusOf(page)).widgetTestId, { timeout: 20_000 }).toBe("conversation-title")
 
-        const confirmation = widget(page, "confirmation")
+        const title = widget(page, "conversation-title")
         const number = (await ticketsMatching(server, key, word)).results[0]!.ticket_number
-        expect(await confirmation.textContent()).toContain(`#${number}`)
-        expect(await confirmation.getAttribute("tabindex")).toBe("-1")
-        expect(
-          (await confirmation.getAttribute("aria-live")) ?? ((await confirmation.getAttribute("role")) === "status" ? "polite" : null)
-        ).toMatch(/polite|assertive/)
-        expect(await confirmation.evaluate((el) => el.matches(":focus-visible")), "a keyboard user sees where focus is").toBe(true)
-        // at the top of the form, in view, and said once
-        const [at, first, panel] = await Promise.all(
-          [confirmation, field(page, "name"), widget(page, "panel")].map(async (l) => (await l.boundingBox())!)
-        )
-        expect(at.y).toBeLessThan(first!.y)
-        expect(at.y).toBeGreaterThanOrEqual(panel!.y)
-        expect(at.y + at.height).toBeLessThanOrEqual(panel!.y + panel!.height)
+        expect(await title.textContent()).toBe(`#${number} Confirmed ${word}`)
+        expect(await title.evaluate((el) => el.matches(":focus-visible")), "a keyboard user sees where focus is").toBe(true)
+        // neither the emptied form nor a bare confirmation: the conversation, with the message just sent
+        expect(await widget(page, "submit").isHidden()).toBe(true)
+        expect(await widget(page, "confirmation").textContent()).toBe("")
+        expect(await widget(page, "message").evaluateAll((items) =>
+          items.map((li) => [li.getAttribute("data-author"), li.querySelector("div")!.textContent])
+        )).toEqual([["you", opening]])
         const text = (await page.locator("#support-widget-host").evaluate((host) => host.shadowRoot!.textContent))!
-        expect(text.split(`#${number}.`).length - 1).toBe(1)
+        expect(text.split(`#${number} `).length - 1, "the number is said once").toBe(1)
         mkdirSync(artifactsDir, { recursive: true })
-        await page.screenshot({ path: join(artifactsDir, "widget-confirmation.png") })
+        await page.screenshot({ path: join(artifactsDir, "widget-filed.png") })
 
         // Escape from there still closes the panel, and focus goes back to the launcher
         await page.keyboard.press("Escape")
@@ -1221,12 +1222,24 @@ describeNeeding(missing, "widget in Chromium", () => {
       const isTicketRead = (ticketId: string) => (request: Request) =>
         request.method() === "GET" && new URL(request.url()).pathname === `/v1/tickets/${ticketId}`
 
-      browserTest("the conversation: an agent's reply appears while open, the answer reopens the ticket, a reload finds it", async (server, { widgetKey, key, projectId }) => {
+      const isTicketStream = (ticketId: string) => (request: Request) =>
+        request.method() === "GET" && new URL(request.url()).pathname === `/v1/tickets/${ticketId}/events`
+
+      /** The messages on screen as [side, text] pairs, oldest first. */
+      const shownMessages = (session: Session) =>
+        widget(session.page, "message").evaluateAll((items) =>
+          items.map((li) => [li.getAttribute("data-author"), li.querySelector("div")!.textContent])
+        )
+
+      browserTest("the conversation: opening message first, an agent's reply over the stream with the agent's name, the answer reopens the ticket, a reload finds it", async (server, { widgetKey, key, projectId }) => {
         const word = uniqueWord()
         const subject = `Export stuck ${word}`
+        const opening = `The export never ends ${word}`
         const agentReply = `Agent says: try again now ${word}`
         const internalNote = `Internal: customer is on the old plan ${word}`
         const answer = `Visitor: it fails again ${word}`
+        const agentEmail = `ada-${word}@support.example`
+        await Effect.runPromise(createAgent(server, projectId, agentEmail, "Ada Lovelace"))
         const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
         await withPage(browser, {}, async (session) => {
           const { page } = session
@@ -1234,41 +1247,43 @@ describeNeeding(missing, "widget in Chromium", () => {
           await openPanel(page)
           // nothing filed yet: no entry
           expect(await widget(page, "requests-entry").isHidden()).toBe(true)
-          await fillForm(page, { name: "Vic", email: "Vic@Example.com", subject, message: "The export never ends." })
+          await fillForm(page, { name: "Vic", email: "Vic@Example.com", subject, message: opening })
           await widget(page, "submit").click()
           const number = await shownTicketNumber(session)
           const [found] = (await ticketsMatching(server, key, word)).results
           const ticketId = found!.id
 
-          // "Your requests": the ticket with its number, subject and status
-          const entry = widget(page, "requests-entry")
-          await entry.waitFor({ state: "visible" })
-          expect(await entry.textContent()).toBe("Your requests (1)")
-          await entry.click()
-          expect((await focusOf(page)).widgetTestId, "focus moves into the list").toBe("requests-title")
-          const item = widget(page, "request")
-          expect(await item.textContent()).toContain(`#${number} ${subject}`)
-          await expect.poll(() => widget(page, "request-status").textContent()).toBe("Open")
-
-          // its conversation: nothing yet
-          await item.click()
+          // the new conversation: the opening message, as the visitor's, and where the answer will come
           expect((await focusOf(page)).widgetTestId, "focus moves into the conversation").toBe("conversation-title")
           expect(await widget(page, "conversation-title").textContent()).toBe(`#${number} ${subject}`)
-          await widget(page, "no-messages").waitFor({ state: "visible" })
           await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+          expect(await shownMessages(session)).toEqual([["you", opening]])
+          await widget(page, "no-messages").waitFor({ state: "visible" })
+          // the ticket's stream is open, and carries the ticket's token
+          await expect.poll(() => session.requests.filter(isTicketStream(ticketId)).length).toBeGreaterThan(0)
+          const stream = session.requests.find(isTicketStream(ticketId))!
+          expect((await stream.allHeaders())["x-ticket-token"]).toMatch(/^tat_/)
+          await idle(page, session.requests, isTicketRead(ticketId))
+          const readsBefore = session.requests.filter(isTicketRead(ticketId)).length
 
           // an agent answers through the operator API, and writes an internal note
           await call(server, adminToken, (api) =>
             api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: { body: internalNote, internal: true } }))
           await call(server, adminToken, (api) =>
-            api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: { body: agentReply } }))
-          const messages = widget(page, "messages")
-          await expect.poll(() => messages.textContent(), { timeout: 20_000 }).toContain(agentReply)
-          expect(await widget(page, "message").getAttribute("data-author")).toBe("support")
-          expect(await widget(page, "message").locator("b").textContent()).toBe("Support")
+            api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: { body: agentReply, author_email: agentEmail } }))
+          // over the stream: well within the 5 s a poll would take, and without a read of the ticket
+          await expect.poll(() => shownMessages(session), { timeout: 4_000 }).toEqual([["you", opening], ["support", agentReply]])
+          expect(session.requests.filter(isTicketRead(ticketId)).length, "reads of the ticket for the reply").toBe(readsBefore)
+          const support = widget(page, "message").nth(1)
+          expect(await support.locator("b").textContent(), "support's message carries the agent's name").toBe("Ada Lovelace")
           expect(await widget(page, "conversation-live").getAttribute("aria-live")).toBe("polite")
-          expect(await widget(page, "conversation-live").textContent()).toBe("New reply from support.")
+          expect(await widget(page, "conversation-live").textContent()).toBe("New reply from Ada Lovelace")
           expect(await widget(page, "no-messages").isHidden()).toBe(true)
+          // a relative time on screen, the full time for screen readers, the instant in datetime
+          const time = support.locator("time")
+          expect(await time.locator("[aria-hidden=true]").textContent()).toMatch(/^(just now|\d+ min ago)$/)
+          expect(Date.parse((await time.getAttribute("datetime"))!)).not.toBeNaN()
+          expect(await time.locator(".sr").textContent()).toMatch(/\d{1,2}:\d{2}/)
 
           // resolved by the agent; the visitor's answer reopens it
           await call(server, adminToken, (api) =>
@@ -1283,10 +1298,12 @@ describeNeeding(missing, "widget in Chromium", () => {
           expect((await focusOf(page)).widgetTestId).toBe("reply")
           await widget(page, "reply").fill(answer)
           await widget(page, "reply-send").click()
-          await expect.poll(() => messages.textContent(), { timeout: 20_000 }).toContain(answer)
+          await expect.poll(() => shownMessages(session), { timeout: 20_000 })
+            .toEqual([["you", opening], ["support", agentReply], ["you", answer]])
           await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
           expect(await widget(page, "reply").inputValue(), "the box is emptied after sending").toBe("")
           expect(await widget(page, "reply").getAttribute("aria-invalid")).toBeNull()
+          expect(await widget(page, "reply-error").textContent(), "no stray status line").toBe("")
           const admin = await adminTicket(server, projectId, ticketId)
           expect(admin.status).toBe("open")
           expect(admin.messages.map((m) => [m.author_type, m.body])).toEqual([
@@ -1295,18 +1312,22 @@ describeNeeding(missing, "widget in Chromium", () => {
             ["contact", answer]
           ])
           const replyPost = session.requests.find((r) => r.method() === "POST" && r.url().endsWith(`/v1/tickets/${ticketId}/messages`))!
-          expect(replyPost.postDataJSON()).toEqual({ body: answer, contact_email: "Vic@Example.com" })
-          expect((await replyPost.allHeaders())["idempotency-key"]).toMatch(/\S/)
-          expect(await messages.textContent()).not.toContain(internalNote)
+          expect(replyPost.postDataJSON(), "the token, not the email, opens the ticket").toEqual({ body: answer })
+          const replyHeaders = await replyPost.allHeaders()
+          expect(replyHeaders["idempotency-key"]).toMatch(/\S/)
+          expect(replyHeaders["x-ticket-token"]).toMatch(/^tat_/)
+          expect(await widget(page, "messages").textContent()).not.toContain(internalNote)
 
-          // closed, it stops asking: no read of the ticket while nobody looks
+          // closed, it reads nothing while nobody looks, and keeps the one stream for the badge
           await page.keyboard.press("Escape")
           await widget(page, "panel").waitFor({ state: "hidden" })
           expect(await focusOf(page)).toMatchObject({ widgetTestId: "launcher" })
           await idle(page, session.requests, isTicketRead(ticketId))
           const readsWhenClosed = session.requests.filter(isTicketRead(ticketId)).length
+          const streamsWhenClosed = session.requests.filter(isTicketStream(ticketId)).length
           await page.waitForTimeout(6_000)
           expect(session.requests.filter(isTicketRead(ticketId)).length, "reads while the panel is closed").toBe(readsWhenClosed)
+          expect(session.requests.filter(isTicketStream(ticketId)).length, "the stream is not opened again and again").toBe(streamsWhenClosed)
 
           // opened again, the conversation is where the visitor left it; back goes to the list, then the form
           await widget(page, "launcher").click()
@@ -1315,20 +1336,21 @@ describeNeeding(missing, "widget in Chromium", () => {
           await expect.poll(async () => (await focusOf(page)).widgetTestId).toBe("request")
           await widget(page, "requests-back").click()
           expect((await focusOf(page)).widgetTestId).toBe("requests-entry")
+          expect(await widget(page, "requests-entry").textContent()).toBe("Your requests (1)")
 
-          // the page is loaded again: the visitor still finds the ticket and its conversation
+          // the page is loaded again: the visitor still finds the ticket and its whole conversation
           await page.reload()
           await openPanel(page)
           await widget(page, "requests-entry").click()
           expect(await widget(page, "request").textContent()).toContain(`#${number} ${subject}`)
+          await expect.poll(() => widget(page, "request-status").textContent()).toBe("Open")
           await widget(page, "request").click()
-          await expect.poll(() => widget(page, "messages").textContent(), { timeout: 20_000 }).toContain(answer)
-          const shown = await widget(page, "message").evaluateAll((items) =>
-            items.map((li) => [li.getAttribute("data-author"), li.querySelector("div")!.textContent])
-          )
-          expect(shown).toEqual([["support", agentReply], ["you", answer]])
+          await expect.poll(() => shownMessages(session), { timeout: 20_000 })
+            .toEqual([["you", opening], ["support", agentReply], ["you", answer]])
+          expect(await widget(page, "message").nth(1).locator("b").textContent()).toBe("Ada Lovelace")
           expect(await widget(page, "messages").textContent()).not.toContain(internalNote)
           expect(session.pageErrors).toEqual([])
+          expect(session.consoleErrors).toEqual([])
         })
       })
 
@@ -1359,13 +1381,7 @@ describeNeeding(missing, "widget in Chromium", () => {
             throw new Error(`${key} never reached ${testId}: ${passed.join(" → ")}`)
           }
 
-          await tabTo("requests-entry", "Shift+Tab")
-          await keyboard.press("Enter")
-          expect((await focusOf(page)).widgetTestId, "focus moves into the list").toBe("requests-title")
-          const toRequest = await tabTo("request")
-          expect(toRequest, "nothing outside the list comes between its heading and its first request")
-            .toEqual(["requests-title", "request"])
-          await keyboard.press("Enter")
+          // filed: the new conversation is open, focus on its heading
           expect((await focusOf(page)).widgetTestId, "focus moves into the conversation").toBe("conversation-title")
           expect(await widget(page, "conversation-title").textContent()).toBe(`#${number} ${subject}`)
 
@@ -1393,9 +1409,13 @@ describeNeeding(missing, "widget in Chromium", () => {
           await keyboard.press("Enter")
           expect((await focusOf(page)).widgetTestId).toBe("requests-entry")
 
-          // Escape from a deeper view closes the panel and gives focus to the launcher
+          // and into the list again: nothing outside it comes between its heading and its first request
           await keyboard.press("Enter")
-          await tabTo("request")
+          expect((await focusOf(page)).widgetTestId, "focus moves into the list").toBe("requests-title")
+          const toRequest = await tabTo("request")
+          expect(toRequest).toEqual(["requests-title", "request"])
+
+          // Escape from a deeper view closes the panel and gives focus to the launcher
           await keyboard.press("Enter")
           expect((await focusOf(page)).widgetTestId).toBe("conversation-title")
           await keyboard.press("Escape")
@@ -1508,17 +1528,23 @@ describeNeeding(missing, "widget in Chromium", () => {
         })
       })
 
-      browserTest("requests survive storage that throws or is corrupt, and one the service no longer shows drops out", async (server, { widgetKey, key }) => {
+      browserTest("requests survive storage that throws or is corrupt; an entry of the old widget points to the email; one the service no longer shows drops out", async (server, { widgetKey }) => {
         const storageKey = `support-widget:${server.baseUrl}:${widgetKey}`
-        // a ticket of the visitor's, one whose email no longer matches, and one that does not exist
-        const [mine] = await call(server, key, (api) =>
-          api.tickets.create({ payload: { subject: "Mine", body: "x", sender_email: "ida@example.com" }, headers: {}, responseMode: "decoded-and-response" }))
-        const [other] = await call(server, key, (api) =>
-          api.tickets.create({ payload: { subject: "Not hers", body: "x", sender_email: "someone@example.com" }, headers: {}, responseMode: "decoded-and-response" }))
+        const file = async (subject: string) => {
+          const [created] = await call(server, widgetKey, (api) =>
+            api.tickets.create({ payload: { subject, body: "x", sender_email: "ida@example.com" }, headers: {}, responseMode: "decoded-and-response" }))
+          return created
+        }
+        // a ticket of the visitor's, one stored by the old widget (its email only), one that does not
+        // exist, and one stored with another ticket's token
+        const mine = await file("Mine")
+        const old = await file("From the old widget")
+        const other = await file("Not hers")
         const stored = [
-          { ticket_id: mine.ticket_id, ticket_number: mine.ticket_number, subject: "Mine", email: "ida@example.com" },
-          { ticket_id: other.ticket_id, ticket_number: other.ticket_number, subject: "Not hers", email: "ida@example.com" },
-          { ticket_id: crypto.randomUUID(), ticket_number: 99, subject: "Deleted", email: "ida@example.com" },
+          { ticket_id: mine.ticket_id, ticket_number: mine.ticket_number, subject: "Mine", access_token: mine.access_token },
+          { ticket_id: old.ticket_id, ticket_number: old.ticket_number, subject: "From the old widget", email: "ida@example.com" },
+          { ticket_id: crypto.randomUUID(), ticket_number: 99, subject: "Deleted", access_token: "tat_nothing" },
+          { ticket_id: other.ticket_id, ticket_number: other.ticket_number, subject: "Not hers", access_token: mine.access_token },
           { unrelated: true }
         ]
         await withPage(browser, {}, async (session) => {
@@ -1526,12 +1552,19 @@ describeNeeding(missing, "widget in Chromium", () => {
           await page.addInitScript(([k, v]) => localStorage.setItem(k!, v!), [storageKey, JSON.stringify(stored)])
           await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
           await openPanel(page)
-          expect(await widget(page, "requests-entry").textContent()).toBe("Your requests (3)")
+          expect(await widget(page, "requests-entry").textContent()).toBe("Your requests (4)")
           await widget(page, "requests-entry").click()
           await expect.poll(() => widget(page, "request").count()).toBe(1)
           expect(await widget(page, "request").textContent()).toContain(`#${mine.ticket_number} Mine`)
-          const kept = await page.evaluate((k) => JSON.parse(localStorage.getItem(k)!), storageKey)
-          expect(kept.map((r: { ticket_id: string }) => r.ticket_id)).toEqual([mine.ticket_id])
+          // the old entry: shown, not opened, with a plain way to read it; not an error
+          expect(await widget(page, "request-note").count()).toBe(1)
+          expect(await widget(page, "request-note").textContent()).toBe("To read this request, open the link in the email we sent you.")
+          expect(await widget(page, "request-list").textContent()).toContain(`#${old.ticket_number} From the old widget`)
+          expect(await widget(page, "requests-error").textContent()).toBe("")
+          expect(session.requests.filter((r) => r.url().includes(old.ticket_id)), "the old entry is not read").toEqual([])
+          await expect.poll(async () =>
+            (await page.evaluate((k) => JSON.parse(localStorage.getItem(k)!), storageKey)).map((r: { ticket_id: string }) => r.ticket_id)
+          ).toEqual([mine.ticket_id, old.ticket_id])
           // another project's key on the same page would not see them
           expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([storageKey])
           expect(session.pageErrors).toEqual([])
@@ -1552,10 +1585,12 @@ describeNeeding(missing, "widget in Chromium", () => {
             const number = await shownTicketNumber(session)
             // without storage, the form still keeps the visitor's name and email for the next ticket
             expect(await formValues(page, ["name", "email", "subject"])).toEqual({ name: "Ida", email: "ida@example.com", subject: "" })
-            await widget(page, "requests-entry").click()
+            // and the conversation opens, and is in the list of the page
+            await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+            await widget(page, "conversation-back").click()
             expect(await widget(page, "request").textContent()).toContain(`#${number} Storage`)
             await widget(page, "request").click()
-            await expect.poll(() => widget(page, "conversation-status").textContent()).toBe("Status: Open")
+            await expect.poll(() => widget(page, "message").count()).toBe(1)
             expect(session.pageErrors).toEqual([])
           })
         }

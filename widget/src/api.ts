@@ -1,21 +1,21 @@
 import { backoffDelay, retryAfterMs, sleep } from "../../src/client/Retry.ts"
-import type {
-  AddMessageInput,
-  ArticleSearchResult,
-  CreateTicketInput,
-  Message,
-  PublicArticle,
-  Ticket
-} from "../../src/client/Types.ts"
+import type { ArticleSearchResult, CreateTicketInput, PublicArticle } from "../../src/client/Types.ts"
 import type { WidgetConfig } from "./config.ts"
 
-/** Retries after a 429 (so up to 5 attempts in all). */
+/** Retries after a 429 (so up to 5 attempts in all), each only when the wait is short. */
 const MAX_RETRIES = 4
 const BACKOFF_BASE_MS = 1_000
-/** Longest wait honoured from a `Retry-After` header. */
-export const MAX_WAIT_MS = 60_000
+/** Longest `Retry-After` a POST waits out by itself; a longer one is the visitor's to see. */
+const MAX_AUTO_WAIT_MS = 10_000
 
 export const PREFIX = "[support-widget]"
+
+/** What the widget needs to read, answer and stream one ticket. */
+export interface TicketRef {
+  readonly ticket_id: string
+  /** The ticket's secret (`tat_…`), sent as `X-Ticket-Token`; a verified visitor may have none. */
+  readonly access_token?: string | undefined
+}
 
 const readJson = async (res: Response): Promise<any> => {
   try {
@@ -39,159 +39,172 @@ const checkScope = (res: Response) => {
   )
 }
 
-/** The service's code and message of a refusal, for the console (visitors see plain words instead). */
-const refusal = async (res: Response) => {
-  const error = (await readJson(res))?.error
-  return {
-    code: typeof error?.code === "string" ? error.code : `HTTP_${res.status}`,
-    message: typeof error?.message === "string" ? error.message : res.statusText
-  }
-}
-
 const reported = new Set<string>()
-/** Logs what the service refused, with its request id; each kind of refusal once per page. */
-const report = (what: string, res: Response, error: { code: string; message: string }) => {
-  const line = `${PREFIX} ${what} failed: ${res.status} ${error.code}: ${error.message}`
+/** Logs once per page and kind what the service refused, with its request id. */
+const report = (line: string, res: Response, warn?: boolean) => {
   if (reported.has(line)) return
   reported.add(line)
   const id = res.headers.get("X-Request-Id")
-  console.error(id ? `${line} (request id ${id})` : line)
+  ;(warn ? console.warn : console.error)(id ? `${line} (request id ${id})` : line)
 }
 
-type RateLimited = { kind: "rate-limited"; retryAfterMs: number | undefined }
+/** The headers of every call: the key, the verified visitor's token, and the ticket's token. */
+export const headers = (config: WidgetConfig, ticket?: TicketRef): Record<string, string> => {
+  const all: Record<string, string> = { Authorization: `Bearer ${config.projectKey}` }
+  if (config.identityToken) all["X-Visitor-Token"] = config.identityToken
+  if (ticket?.access_token) all["X-Ticket-Token"] = ticket.access_token
+  return all
+}
 
-/** What a POST (a ticket, or a reply) came to after its retries; `data` is the answer's body. */
-export type PostOutcome =
-  | { kind: "created"; data: any }
+/** What a call came to. `gone` is a 404; `unauthorized` a 401 while a visitor token is configured. */
+export type Outcome =
+  | { kind: "ok"; data: any }
+  | { kind: "gone" }
+  | { kind: "rate-limited"; retryAfterMs: number | undefined }
+  | { kind: "unauthorized" }
   | { kind: "rejected"; code: string; message: string }
   | { kind: "unreachable" }
-  | { kind: "gave-up" }
 
-type Attempt = Exclude<PostOutcome, { kind: "gave-up" }> | RateLimited
+/** Seconds to tell the visitor after a 429: the `Retry-After`, else a minute's worth of caution. */
+export const retrySeconds = (outcome: { retryAfterMs?: number | undefined }) =>
+  Math.max(1, Math.ceil((outcome.retryAfterMs ?? 30_000) / 1000))
 
-const auth = (config: WidgetConfig) => ({ Authorization: `Bearer ${config.projectKey}` })
+/** Whether the response to an answer of `status` is about the visitor token (401 with one configured). */
+export const visitorRefused = async (config: WidgetConfig, res: Response) => {
+  if (res.status !== 401 || !config.identityToken) return false
+  const message = (await readJson(res))?.error?.message
+  report(`${PREFIX} SupportWidgetConfig.identityToken was refused: ${typeof message === "string" ? message : res.statusText}`, res, true)
+  return true
+}
 
-const get = (config: WidgetConfig, path: string) =>
-  fetch(`${config.baseUrl}${path}`, { mode: "cors", credentials: "omit", headers: auth(config) })
+export const rateLimit = (res: Response) => ({
+  kind: "rate-limited" as const,
+  retryAfterMs: retryAfterMs(res.headers.get("Retry-After"))
+})
 
-async function attempt(
+/** One call of the API; never throws. */
+export async function call(
   config: WidgetConfig,
-  path: string,
   what: string,
-  payload: unknown,
-  idempotencyKey: string
-): Promise<Attempt> {
+  path: string,
+  options: { method?: string; ticket?: TicketRef | undefined; payload?: unknown; key?: string } = {}
+): Promise<Outcome> {
   let res: Response
   try {
+    const all = headers(config, options.ticket)
+    if (options.payload !== undefined) all["Content-Type"] = "application/json"
+    if (options.key) all["Idempotency-Key"] = options.key
     res = await fetch(`${config.baseUrl}${path}`, {
-      method: "POST",
+      method: options.method ?? "GET",
       mode: "cors",
       credentials: "omit",
-      headers: { ...auth(config), "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
-      body: JSON.stringify(payload)
+      headers: all,
+      body: options.payload === undefined ? undefined : JSON.stringify(options.payload)
     })
   } catch {
     return { kind: "unreachable" }
   }
   checkScope(res)
-  if (res.status === 429) return { kind: "rate-limited", retryAfterMs: retryAfterMs(res.headers.get("Retry-After")) }
-  if (res.ok) return { kind: "created", data: await readJson(res) }
-  const error = await refusal(res)
-  report(what, res, error)
-  return res.status >= 500 ? { kind: "unreachable" } : { kind: "rejected", ...error }
+  if (res.status === 429) return rateLimit(res)
+  if (await visitorRefused(config, res)) return { kind: "unauthorized" }
+  const data = await readJson(res)
+  if (res.ok) return { kind: "ok", data }
+  if (res.status === 404) return { kind: "gone" }
+  const code = typeof data?.error?.code === "string" ? data.error.code : `HTTP_${res.status}`
+  const message = typeof data?.error?.message === "string" ? data.error.message : res.statusText
+  report(`${PREFIX} ${what} failed: ${res.status} ${code}: ${message}`, res)
+  return res.status >= 500 ? { kind: "unreachable" } : { kind: "rejected", code, message }
 }
 
 /**
  * POSTs with the Idempotency-Key one filled-in form (or reply) keeps while it is tried again after
- * each 429 (Retry-After, else backoff with full jitter), up to MAX_RETRIES times.
+ * a 429 with a short wait (Retry-After, else backoff with full jitter), up to MAX_RETRIES times. A
+ * longer wait comes back as `rate-limited`, for the visitor to see how long.
  */
 async function post(
   config: WidgetConfig,
   path: string,
   what: string,
   payload: unknown,
-  idempotencyKey: string,
-  onBusy: () => void
-): Promise<PostOutcome> {
+  key: string,
+  onBusy: () => void,
+  ticket?: TicketRef
+): Promise<Outcome> {
   for (let retries = 0; ; retries++) {
-    const outcome = await attempt(config, path, what, payload, idempotencyKey)
+    const outcome = await call(config, what, path, { method: "POST", payload, key, ticket })
     if (outcome.kind !== "rate-limited") return outcome
-    if (retries >= MAX_RETRIES) return { kind: "gave-up" }
+    const wait = outcome.retryAfterMs ?? backoffDelay(retries, BACKOFF_BASE_MS, MAX_AUTO_WAIT_MS)
+    if (retries >= MAX_RETRIES || wait > MAX_AUTO_WAIT_MS) return outcome
     onBusy()
-    await sleep(Math.min(outcome.retryAfterMs ?? backoffDelay(retries, BACKOFF_BASE_MS, MAX_WAIT_MS), MAX_WAIT_MS), undefined)
+    await sleep(wait, undefined)
   }
 }
 
-export const createTicket = (config: WidgetConfig, payload: CreateTicketInput, idempotencyKey: string, onBusy: () => void) =>
-  post(config, "/v1/tickets", "sending the ticket", payload, idempotencyKey, onBusy)
+const ticketPath = (ticket: TicketRef, rest = "") => `/v1/tickets/${encodeURIComponent(ticket.ticket_id)}${rest}`
 
-export const addReply = (
-  config: WidgetConfig,
-  ticketId: string,
-  body: string,
-  email: string,
-  idempotencyKey: string,
-  onBusy: () => void
-) => {
-  const payload: AddMessageInput = { body, contact_email: email }
-  return post(config, `/v1/tickets/${encodeURIComponent(ticketId)}/messages`, "sending the reply", payload, idempotencyKey, onBusy)
+export const createTicket = (config: WidgetConfig, payload: CreateTicketInput, key: string, onBusy: () => void) =>
+  post(config, "/v1/tickets", "sending the ticket", payload, key, onBusy)
+
+export const addReply = (config: WidgetConfig, ticket: TicketRef, body: string, key: string, onBusy: () => void) =>
+  post(config, ticketPath(ticket, "/messages"), "sending the reply", { body }, key, onBusy, ticket)
+
+/** Adds an anonymously filed ticket to the verified visitor's list. */
+export const claimTicket = (config: WidgetConfig, ticket: TicketRef) =>
+  call(config, "claiming a ticket", ticketPath(ticket, "/claim"), { method: "POST", ticket })
+
+/** A public message; the visitor's opening message is one too (id `opening`). */
+export interface Msg {
+  readonly id: string
+  readonly author_type: string
+  readonly author_name?: string | null | undefined
+  readonly body: string
+  readonly created_at: string
 }
 
-export type TicketView = Pick<Ticket, "status" | "messages">
+export interface TicketView {
+  readonly status: string
+  readonly subject?: string
+  readonly ticket_number?: number
+  /** Oldest first, the opening message first when the service gives it. */
+  readonly messages: Msg[]
+}
+
+export const isMsg = (m: any): m is Msg => m && typeof m.id === "string" && typeof m.body === "string"
+
+/** The ticket's status and public conversation, as its visitor may read it. */
+export async function readTicket(config: WidgetConfig, ticket: TicketRef): Promise<Outcome & { ticket?: TicketView }> {
+  const outcome = await call(config, "reading the ticket", ticketPath(ticket), { ticket })
+  if (outcome.kind !== "ok") return outcome
+  const data = outcome.data
+  if (typeof data?.status !== "string") return { kind: "unreachable" }
+  const messages: Msg[] = (Array.isArray(data.messages) ? data.messages : []).filter(isMsg)
+  if (typeof data.body === "string") {
+    messages.unshift({ id: "opening", author_type: "contact", body: data.body, created_at: data.created_at })
+  }
+  return { ...outcome, ticket: { status: data.status, subject: data.subject, ticket_number: data.ticket_number, messages } }
+}
+
+/** A verified visitor's tickets, on any device (GET /v1/tickets with X-Visitor-Token). */
+export const listTickets = (config: WidgetConfig) => call(config, "listing the visitor's tickets", "/v1/tickets?limit=50")
 
 export type Suggestion = Pick<ArticleSearchResult, "id" | "title" | "excerpt">
 
-/** What a read of a visitor's ticket came to: gone (404) is final, the rest may pass. */
-export type ReadOutcome =
-  | { kind: "ok"; ticket: TicketView }
-  | { kind: "gone" }
-  | RateLimited
-  | { kind: "failed" }
-
-/** The ticket's status and public conversation, as the visitor who filed it may read it. */
-export async function readTicket(config: WidgetConfig, ticketId: string, email: string): Promise<ReadOutcome> {
-  let res: Response
-  try {
-    res = await get(config, `/v1/tickets/${encodeURIComponent(ticketId)}?contact_email=${encodeURIComponent(email)}`)
-  } catch {
-    return { kind: "failed" }
-  }
-  checkScope(res)
-  if (res.status === 429) return { kind: "rate-limited", retryAfterMs: retryAfterMs(res.headers.get("Retry-After")) }
-  if (res.status === 404) return { kind: "gone" }
-  const data = await readJson(res)
-  if (!res.ok || typeof data?.status !== "string") {
-    if (!res.ok) report("reading the ticket", res, { code: data?.error?.code ?? `HTTP_${res.status}`, message: data?.error?.message ?? "" })
-    return { kind: "failed" }
-  }
-  const messages: Message[] = (Array.isArray(data.messages) ? data.messages : []).filter((m: any) =>
-    m && typeof m.id === "string" && typeof m.body === "string"
-  )
-  return { kind: "ok", ticket: { status: data.status, messages } }
+const okData = async (config: WidgetConfig, what: string, path: string) => {
+  const outcome = await call(config, what, path)
+  if (outcome.kind !== "ok") throw new Error(`${what} failed: ${outcome.kind}`)
+  return outcome.data
 }
 
 /** A published article by id; throws on any failure. */
 export async function getArticle(config: WidgetConfig, id: string): Promise<Pick<PublicArticle, "title" | "body">> {
-  const res = await get(config, `/v1/articles/${encodeURIComponent(id)}`)
-  checkScope(res)
-  if (!res.ok) {
-    report("reading the article", res, await refusal(res))
-    throw new Error(`article failed: ${res.status}`)
-  }
-  const data = await res.json()
+  const data = await okData(config, "reading the article", `/v1/articles/${encodeURIComponent(id)}`)
   if (typeof data?.title !== "string" || typeof data?.body !== "string") throw new Error("not an article")
   return { title: data.title, body: data.body }
 }
 
 /** Up to `limit` published articles for `q`; throws on any failure. */
 export async function searchArticles(config: WidgetConfig, q: string, limit = 3): Promise<Suggestion[]> {
-  const res = await get(config, `/v1/articles/search?q=${encodeURIComponent(q)}&limit=${limit}`)
-  checkScope(res)
-  if (!res.ok) {
-    report("searching articles", res, await refusal(res))
-    throw new Error(`search failed: ${res.status}`)
-  }
-  const data = await res.json()
+  const data = await okData(config, "searching articles", `/v1/articles/search?q=${encodeURIComponent(q)}&limit=${limit}`)
   const list: unknown[] = Array.isArray(data?.articles) ? data.articles : []
   return list
     .filter((a: any) => a && typeof a.title === "string" && typeof a.id === "string")

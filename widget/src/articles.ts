@@ -10,8 +10,8 @@ const SEARCH_MIN_CHARS = 3
 const SUGGESTIONS = 3
 
 export interface Articles {
-  /** The suggestions, placed in the form under the subject. */
-  readonly suggestions: HTMLElement
+  /** The suggestions, placed in the form under the subject (with their live region). */
+  readonly suggestions: HTMLElement[]
   readonly view: View
   suggest(subject: string): void
   clear(): void
@@ -20,12 +20,9 @@ export interface Articles {
 /** Articles suggested while the visitor types a subject, and the view that reads one. */
 export function articles(config: WidgetConfig, panel: Panel): Articles {
   const list = h("ul", { "data-testid": "articles", "aria-labelledby": "sw-articles-title" })
-  const suggestions = h(
-    "div",
-    { class: "d", hidden: true, "aria-live": "polite" },
-    h("p", { id: "sw-articles-title" }, "These articles might help:"),
-    list
-  )
+  const suggestions = h("div", { class: "d", hidden: true }, h("p", { id: "sw-articles-title" }, "These articles might help:"), list)
+  // the titles are announced, not the excerpts: those are each suggestion's description
+  const live = h("p", { class: "sr", role: "status", "data-testid": "articles-live" })
   const back = backButton("article-back", "Back to the form")
   const title = heading("article-title")
   const body = h("div", { class: "a", "data-testid": "article-body" })
@@ -35,13 +32,19 @@ export function articles(config: WidgetConfig, panel: Panel): Articles {
   let searchSeq = 0
   const showSuggestions = (found: Suggestion[]) => {
     list.replaceChildren(
-      ...found.map((a) => {
-        const button = h("button", { type: "button", "data-testid": "article-open" }, h("b", {}, a.title), h("span", {}, htmlToText(a.excerpt)))
+      ...found.map((a, i) => {
+        const button = h(
+          "button",
+          { type: "button", "data-testid": "article-open", "aria-labelledby": `sw-a${i}`, "aria-describedby": `sw-e${i}` },
+          h("b", { id: `sw-a${i}` }, a.title),
+          h("span", { id: `sw-e${i}` }, htmlToText(a.excerpt))
+        )
         button.addEventListener("click", () => void open(a.id, button))
         return h("li", {}, button)
       })
     )
     suggestions.hidden = found.length === 0
+    live.textContent = found.length ? MESSAGES.suggested(found.map((a) => a.title)) : ""
   }
   const clear = () => {
     clearTimeout(searchTimer)
@@ -85,5 +88,5 @@ export function articles(config: WidgetConfig, panel: Panel): Articles {
     if (opener?.isConnected) opener.focus()
   })
 
-  return { suggestions, view, suggest, clear }
+  return { suggestions: [suggestions, live], view, suggest, clear }
 }

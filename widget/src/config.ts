@@ -10,6 +10,8 @@ export interface WidgetConfig {
   readonly position: Position
   readonly greeting: string
   readonly fields: { readonly name: boolean; readonly email: boolean; readonly priority: boolean }
+  /** The site's signed token for a signed-in visitor (a JWT), sent as `X-Visitor-Token`. */
+  readonly identityToken?: string | undefined
 }
 
 export const DEFAULTS = {
@@ -45,7 +47,7 @@ export function parseConfig(raw: unknown): WidgetConfig {
   if (!isObject(raw)) {
     throw new ConfigError("window.SupportWidgetConfig must be an object defined before the script loads")
   }
-  const { projectKey, baseUrl, color, position, greeting, fields } = raw
+  const { projectKey, baseUrl, color, position, greeting, fields, identityToken } = raw
 
   if (typeof projectKey !== "string" || projectKey.trim() === "") {
     fail("projectKey", "is required: a non-empty string with the project's widget key", projectKey)
@@ -74,6 +76,9 @@ export function parseConfig(raw: unknown): WidgetConfig {
   if (fields !== undefined && !isObject(fields)) {
     fail("fields", "must be an object such as { name: true, email: true, priority: false }", fields)
   }
+  if (identityToken !== undefined && (typeof identityToken !== "string" || identityToken.trim() === "")) {
+    fail("identityToken", "must be a non-empty string: the visitor's signed token from the site's server", identityToken)
+  }
   const flags = { ...DEFAULTS.fields }
   for (const name of ["name", "email", "priority"] as const) {
     const flag = (fields as Record<string, unknown> | undefined)?.[name]
@@ -88,6 +93,7 @@ export function parseConfig(raw: unknown): WidgetConfig {
     color: (color as string | undefined) ?? DEFAULTS.color,
     position: (position as Position | undefined) ?? DEFAULTS.position,
     greeting: typeof greeting === "string" && greeting.trim() !== "" ? greeting : DEFAULTS.greeting,
-    fields: flags
+    fields: flags,
+    identityToken: (identityToken as string | undefined)?.trim()
   }
 }

@@ -1,10 +1,11 @@
 import { randomId } from "../../src/client/randomId.ts"
-import { addReply, MAX_WAIT_MS, readTicket, type TicketView } from "./api.ts"
+import { addReply, claimTicket, isMsg, listTickets, type Msg, type Outcome, readTicket, retrySeconds, type TicketRef, type TicketView } from "./api.ts"
 import type { WidgetConfig } from "./config.ts"
 import { backButton, h, heading, viewSection } from "./dom.ts"
 import type { Panel, View } from "./launcher.ts"
 import { MESSAGES } from "./messages.ts"
 import type { Request, RequestStore } from "./store.ts"
+import { follow, type Follower } from "./stream.ts"
 
 const STATUSES: Record<string, string> = {
   open: "Open",
@@ -14,96 +15,305 @@ const STATUSES: Record<string, string> = {
   closed: "Closed"
 }
 
-/** How often an open conversation asks for new replies: the key's budget is shared by every visitor. */
-const POLL_MS = 5_000
-
 const statusText = (status: string) => STATUSES[status] ?? status
 
-const when = (iso: string) => {
+/** A ticket as the list and the conversation know it. */
+type Ticket = TicketRef & { readonly ticket_number: number; readonly subject: string; readonly email?: string | undefined }
+
+const full = (date: Date) => date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
+
+/** "just now", "5 min ago", "3 h ago", then the date. */
+const ago = (date: Date) => {
+  const s = (Date.now() - date.getTime()) / 1000
+  return s < 60
+    ? "just now"
+    : s < 3600
+    ? `${Math.floor(s / 60)} min ago`
+    : s < 86400
+    ? `${Math.floor(s / 3600)} h ago`
+    : date.toLocaleDateString(undefined, { month: "short", day: "numeric" })
+}
+
+/** The relative time on screen, the full time for screen readers (and on hover). */
+const stamp = (iso: string) => {
   const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })
+  if (Number.isNaN(date.getTime())) return h("time", {})
+  return h(
+    "time",
+    { datetime: iso, title: full(date) },
+    h("span", { "aria-hidden": "true" }, ago(date)),
+    h("span", { class: "sr" }, full(date))
+  )
 }
 
 export interface Conversation {
-  /** The "Your requests (N)" button, placed at the top of the form. */
+  /** The "Your requests" button, placed at the top of the form. */
   readonly entry: HTMLElement
   readonly list: View
   readonly conversation: View
-  remember(request: Request): void
-  /** Reads the open conversation now and every POLL_MS while it is on screen; otherwise stops. */
-  poll(): Promise<void>
+  /** A ticket just filed: stored, and opened when its token lets it be read; whether it opened. */
+  filed(request: Request, body: string): boolean
+  /** After each open, close and change of view (and of the page's visibility). */
+  changed(): void
 }
 
-/** The visitor's requests, and one conversation kept current while someone looks at it, with replies. */
+/**
+ * The visitor's requests, and one conversation as a chat: the opening message first, replies as
+ * they come over the ticket's stream, a reply box at the bottom. One ticket is followed while the
+ * panel is closed too, so the launcher can count the replies the visitor has not seen.
+ */
 export function conversation(config: WidgetConfig, store: RequestStore, panel: Panel): Conversation {
+  const verified = !!config.identityToken
   const entry = h("button", { type: "button", class: "r", "data-testid": "requests-entry", hidden: true })
 
   const listTitle = heading("requests-title", "Your requests")
   listTitle.id = "sw-requests-title"
   const listBack = backButton("requests-back", "Back to the form")
+  const listNote = h("p", { class: "m e", role: "alert", "data-testid": "requests-error" })
   const requestList = h("ul", { class: "q", "data-testid": "request-list", "aria-labelledby": "sw-requests-title" })
-  const list: View = { element: viewSection("requests", listBack, listTitle, requestList), focus: listTitle }
+  const list: View = { element: viewSection("requests", listBack, listTitle, listNote, requestList), focus: listTitle }
 
   const convBack = backButton("conversation-back", "Back to your requests")
   const convTitle = heading("conversation-title")
-  const convStatus = h("p", { class: "m", "data-testid": "conversation-status" })
+  const convStatus = h("p", { class: "m st", "data-testid": "conversation-status" })
+  const reconnecting = h("p", { class: "m st", "data-testid": "reconnecting", hidden: true }, MESSAGES.reconnecting)
   const messages = h("ol", { class: "c", "data-testid": "messages", "aria-label": "Conversation" })
-  const empty = h("p", { class: "m", "data-testid": "no-messages" }, MESSAGES.noMessages)
-  // new replies from support are read out while the visitor looks elsewhere in the page
-  const convLive = h("p", { class: "m", role: "status", "aria-live": "polite", "data-testid": "conversation-live" })
-  const reply = h("textarea", { id: "sw-reply", rows: "3", required: true, maxlength: "50000", "data-testid": "reply" })
-  const replyError = h("p", { id: "sw-reply-error", class: "m e", role: "alert", "data-testid": "reply-error" })
-  const replySend = h("button", { type: "submit", class: "s", "data-testid": "reply-send" }, "Send reply")
+  const empty = h("p", { class: "m st", "data-testid": "no-messages", hidden: true }, MESSAGES.noMessages)
+  // scrolled by keyboard too: a stop of its own in the Tab order
+  const thread = h("div", { class: "sc", tabindex: "0", role: "region", "aria-label": "Messages", "data-testid": "thread" }, messages, empty)
+  // short words for screen readers; what they say is on screen already
+  const convLive = h("p", { class: "sr", role: "status", "aria-live": "polite", "data-testid": "conversation-live" })
+  const reply = h("textarea", {
+    id: "sw-reply",
+    rows: "2",
+    required: true,
+    maxlength: "50000",
+    placeholder: "Write a reply…",
+    "data-testid": "reply"
+  })
+  const notice = h("p", { id: "sw-reply-error", class: "m e", role: "alert", "data-testid": "reply-error" })
+  const replySend = h("button", { type: "submit", class: "s", "data-testid": "reply-send" }, "Send")
   const replyForm = h(
     "form",
     // the widget's own message, not the browser's bubble as well: one message per problem
-    { class: "f", "aria-label": "Reply", novalidate: true },
-    h("label", { for: "sw-reply" }, "Your reply"),
+    { class: "rf", "aria-label": "Reply", novalidate: true },
+    h("label", { for: "sw-reply", class: "sr" }, "Your reply"),
     reply,
-    replyError,
     replySend
   )
   const conv: View = {
-    element: viewSection("conversation", convBack, convTitle, convStatus, messages, empty, convLive, replyForm),
+    element: viewSection(
+      "conversation",
+      h("div", { class: "ch" }, convBack, convTitle, convStatus, reconnecting),
+      thread,
+      notice,
+      convLive,
+      replyForm
+    ),
     focus: convTitle
   }
+  conv.element.classList.add("cv")
 
   const showEntry = () => {
     const count = store.list().length
-    entry.hidden = count === 0
-    entry.textContent = `Your requests (${count})`
+    entry.hidden = !verified && count === 0
+    entry.textContent = verified ? "Your requests" : `Your requests (${count})`
   }
   showEntry()
 
-  let listSeq = 0
-  /** The list, each with its status read afresh; one the service no longer shows drops out. */
-  const openList = (focusTicket?: string) => {
-    const seq = ++listSeq
-    const items = store.list().map((request) => {
-      const state = h("span", { class: "st", "data-testid": "request-status" }, MESSAGES.loading)
-      const button = h(
-        "button",
-        { type: "button", "data-testid": "request" },
-        h("b", {}, `#${request.ticket_number} ${request.subject}`),
-        state
+  /** The conversation on screen, or last on screen: the one followed while the panel is closed. */
+  let current: Ticket | undefined
+  let seen = new Set<string>()
+  let follower: Follower | undefined
+  let followed: string | undefined
+
+  const viewing = (id: string) => current?.ticket_id === id && panel.shows(conv) && document.visibilityState !== "hidden"
+  const badge = () => panel.badge(store.list().reduce((n, r) => n + (r.unread ?? 0), 0))
+  const toBottom = () => (thread.scrollTop = thread.scrollHeight)
+
+  /** A problem of a read or a reply, in plain words; a 429 says when to try again. */
+  const problem = (outcome: Outcome) =>
+    outcome.kind === "rate-limited"
+      ? MESSAGES.tooMany(retrySeconds(outcome))
+      : outcome.kind === "unauthorized"
+      ? MESSAGES.whoAreYou
+      : outcome.kind === "gone"
+      ? MESSAGES.gone
+      : outcome.kind === "rejected" && outcome.code === "CONFLICT"
+      ? MESSAGES.stillSending
+      : outcome.kind === "rejected"
+      ? /^body (.+)$/.exec(outcome.message)?.[1]?.replace(/^/, "Your reply ") ?? MESSAGES.unavailable
+      : MESSAGES.unreachable
+
+  /** Adds a message to the thread once; a reply from support is announced while it is watched. */
+  const append = (m: Msg, announce: boolean) => {
+    if (seen.has(m.id)) return false
+    seen.add(m.id)
+    const mine = m.author_type === "contact"
+    const name = mine ? "You" : m.author_name || "Support"
+    messages.append(
+      h(
+        "li",
+        { class: mine ? "me" : "", "data-testid": "message", "data-author": mine ? "you" : "support" },
+        h("b", { class: mine ? "sr" : "" }, name),
+        h("div", {}, m.body),
+        stamp(m.created_at)
       )
-      button.addEventListener("click", () => openConversation(request))
-      const item = h("li", {}, button)
-      void readTicket(config, request.ticket_id, request.email).then((read) => {
-        if (seq !== listSeq) return
-        if (read.kind === "gone") {
-          store.remove(request.ticket_id)
-          showEntry()
-          item.remove()
-        } else state.textContent = read.kind === "ok" ? statusText(read.ticket.status) : ""
-      })
-      return { request, button, item }
-    })
-    requestList.replaceChildren(...items.map((i) => i.item))
-    panel.show(list)
-    items.find((i) => i.request.ticket_id === focusTicket)?.button.focus()
+    )
+    empty.hidden = !!messages.querySelector("[data-author=support]")
+    if (announce && !mine) convLive.textContent = MESSAGES.newReply(name)
+    toBottom()
+    return true
   }
-  entry.addEventListener("click", () => openList())
+
+  const showStatus = (status: string) => (convStatus.textContent = `Status: ${statusText(status)}`)
+
+  const render = (ticket: TicketView) => {
+    showStatus(ticket.status)
+    let fresh = false
+    // replies that arrive after the first read are announced; the conversation as opened is not
+    const announce = seen.size > 0
+    for (const m of ticket.messages) fresh = append(m, announce) || fresh
+    empty.hidden = !!messages.querySelector("[data-author=support]")
+    return fresh
+  }
+
+  /** A ticket the service no longer shows this visitor: out of the list, and said so if on screen. */
+  const gone = (id: string) => {
+    store.remove(id)
+    showEntry()
+    badge()
+    if (current?.ticket_id === id) {
+      convStatus.textContent = MESSAGES.gone
+      replyForm.hidden = true
+    }
+  }
+
+  /** Reads `ticket` and shows it when it is on screen; the answer, as the follower wants it. */
+  const read = async (ticket: Ticket) => {
+    const outcome = await readTicket(config, ticket)
+    const here = current?.ticket_id === ticket.ticket_id
+    if (outcome.kind === "gone") {
+      gone(ticket.ticket_id)
+      return "gone" as const
+    }
+    if (outcome.kind === "ok") {
+      store.update(ticket.ticket_id, { status: outcome.ticket!.status })
+      if (here && notice.textContent !== MESSAGES.whoAreYou) notice.textContent = ""
+      return here && render(outcome.ticket!) ? ("fresh" as const) : ("same" as const)
+    }
+    if (here && outcome.kind !== "unreachable") notice.textContent = problem(outcome)
+    return outcome.kind === "rate-limited" ? retrySeconds(outcome) * 1000 : ("same" as const)
+  }
+
+  /** Follows one ticket: the one on screen, else the last looked at, else the newest open one. */
+  const watch = () => {
+    const target = current ?? store.list().filter((r) => r.access_token && !/^(resolved|closed)$/.test(r.status ?? ""))
+      .sort((a, b) => (b.seen_at ?? 0) - (a.seen_at ?? 0))[0]
+    if (target?.ticket_id === followed) return
+    follower?.stop()
+    reconnecting.hidden = true
+    followed = target?.ticket_id
+    if (!target) return (follower = undefined)
+    const id = target.ticket_id
+    follower = follow(config, target, store.get(id)?.last_event_id, {
+      event(name, data) {
+        const here = current?.ticket_id === id
+        if (name === "reset") void read(target)
+        else if (name === "ticket_replied" && isMsg({ ...data, id: data.message_id })) {
+          const m: Msg = { ...data, id: data.message_id }
+          if (here) append(m, true)
+          if (m.author_type !== "contact" && !viewing(id)) {
+            store.update(id, { unread: (store.get(id)?.unread ?? 0) + 1 })
+            badge()
+          }
+        } else if (name === "ticket_status_changed" && typeof data.status === "string") {
+          store.update(id, { status: data.status })
+          if (here) showStatus(data.status)
+        }
+      },
+      id: (last) => store.update(id, { last_event_id: last }),
+      up: (connected) => (reconnecting.hidden = connected),
+      read: () => read(target),
+      wanted: () => viewing(id),
+      refused: () => (notice.textContent = MESSAGES.whoAreYou)
+    })
+  }
+
+  const changed = () => {
+    if (current && viewing(current.ticket_id)) {
+      store.update(current.ticket_id, { unread: 0 })
+      badge()
+      for (const time of Array.from(messages.querySelectorAll("time"))) {
+        if (time.dateTime) time.firstChild!.textContent = ago(new Date(time.dateTime))
+      }
+      toBottom()
+    }
+    watch()
+  }
+  document.addEventListener("visibilitychange", changed)
+  // the times stay true while the visitor looks
+  setInterval(() => panel.shows(conv) && changed(), 30_000)
+
+  let listSeq = 0
+  /** One request of the list: a button that opens it, or the way to read an old one. */
+  const item = (ticket: Ticket, status?: string): { ticket: Ticket; state: HTMLElement; item: HTMLElement; button?: HTMLElement } => {
+    const label = h("b", {}, `#${ticket.ticket_number} ${ticket.subject}`)
+    const state = h("span", { class: "st", "data-testid": "request-status" }, status ? statusText(status) : "")
+    if (!ticket.access_token && !verified) {
+      return { ticket, state, item: h("li", { class: "o" }, label, h("span", { class: "st", "data-testid": "request-note" }, MESSAGES.byEmail)) }
+    }
+    const button = h("button", { type: "button", "data-testid": "request" }, label, state)
+    button.addEventListener("click", () => openConversation(ticket))
+    return { ticket, state, button, item: h("li", {}, button) }
+  }
+
+  /** The verified visitor's list from the service, after claiming the tickets filed here. */
+  const serverList = async () => {
+    for (const r of store.list()) {
+      if (!r.access_token || r.claimed) continue
+      const claimed = await claimTicket(config, r)
+      if (claimed.kind === "ok") store.update(r.ticket_id, { claimed: true })
+      if (claimed.kind === "unauthorized" || claimed.kind === "rate-limited") break
+    }
+    const outcome = await listTickets(config)
+    if (outcome.kind === "ok" && Array.isArray(outcome.data?.tickets)) {
+      return (outcome.data.tickets as any[]).filter((t) => t && typeof t.ticket_id === "string").map((t) =>
+        item({ ...t, access_token: store.get(t.ticket_id)?.access_token }, t.status)
+      )
+    }
+    listNote.textContent = problem(outcome.kind === "ok" ? { kind: "unreachable" } : outcome)
+    return undefined
+  }
+
+  /** The list, each with its status read afresh; one the service no longer shows drops out. */
+  const openList = async (focusTicket?: string) => {
+    const seq = ++listSeq
+    listNote.textContent = ""
+    requestList.replaceChildren()
+    panel.show(list)
+    let items = verified ? await serverList() : undefined
+    if (seq !== listSeq) return
+    if (!items) {
+      items = store.list().map((r) => item(r))
+      for (const i of items) {
+        if (!i.button) continue
+        void readTicket(config, i.ticket).then((read) => {
+          if (seq !== listSeq) return
+          if (read.kind === "gone") {
+            gone(i.ticket.ticket_id)
+            i.item.remove()
+          } else if (read.kind === "ok") {
+            store.update(i.ticket.ticket_id, { status: read.ticket!.status })
+            i.state.textContent = statusText(read.ticket!.status)
+          } else if (read.kind !== "unreachable") listNote.textContent = problem(read)
+        })
+      }
+    }
+    requestList.replaceChildren(...items.map((i) => i.item))
+    items.find((i) => i.ticket.ticket_id === focusTicket)?.button?.focus()
+  }
+  entry.addEventListener("click", () => void openList())
   listBack.addEventListener("click", () => {
     listSeq++
     showEntry()
@@ -111,76 +321,22 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
     if (!entry.hidden) entry.focus()
   })
 
-  let current: Request | undefined
-  let seen = new Set<string>()
-  /** Replies that arrive after the first read are announced; the conversation as opened is not. */
-  let loaded = false
-  let pollTimer: ReturnType<typeof setTimeout> | undefined
-  let pollSeq = 0
-  const watching = () => current !== undefined && panel.shows(conv) && document.visibilityState !== "hidden"
-
-  const render = (ticket: TicketView) => {
-    convStatus.textContent = `Status: ${statusText(ticket.status)}`
-    const fresh = ticket.messages.filter((m) => !seen.has(m.id))
-    const announce = loaded
-    loaded = true
-    for (const m of fresh) {
-      seen.add(m.id)
-      const mine = m.author_type === "contact"
-      messages.append(
-        h(
-          "li",
-          { class: mine ? "me" : "", "data-testid": "message", "data-author": mine ? "you" : "support" },
-          h("b", {}, mine ? "You" : "Support"),
-          " ",
-          h("time", { datetime: m.created_at }, when(m.created_at)),
-          h("div", {}, m.body)
-        )
-      )
-    }
-    empty.hidden = messages.childElementCount > 0
-    if (announce && fresh.some((m) => m.author_type !== "contact")) convLive.textContent = MESSAGES.newReply
-  }
-
-  const poll = async () => {
-    clearTimeout(pollTimer)
-    const seq = ++pollSeq
-    if (!watching()) return
-    const request = current!
-    const read = await readTicket(config, request.ticket_id, request.email)
-    if (seq !== pollSeq) return
-    let wait = POLL_MS
-    if (read.kind === "ok") render(read.ticket)
-    else if (read.kind === "gone") {
-      store.remove(request.ticket_id)
-      showEntry()
-      convStatus.textContent = MESSAGES.gone
-      replyForm.hidden = true
-      return
-    } else if (read.kind === "rate-limited") wait = Math.min(Math.max(read.retryAfterMs ?? 0, POLL_MS), MAX_WAIT_MS)
-    pollTimer = setTimeout(() => void poll(), wait)
-  }
-  document.addEventListener("visibilitychange", () => void poll())
-
-  const openConversation = (request: Request) => {
+  const openConversation = (ticket: Ticket) => {
     listSeq++
-    current = request
+    current = ticket
     seen = new Set()
-    loaded = false
     messages.replaceChildren()
-    convLive.textContent = replyError.textContent = convStatus.textContent = ""
+    convLive.textContent = notice.textContent = convStatus.textContent = ""
     empty.hidden = true
     replyForm.hidden = false
     reply.value = ""
-    convTitle.textContent = `#${request.ticket_number} ${request.subject}`
-    // showing it starts the reads (the panel's onChange)
+    convTitle.textContent = `#${ticket.ticket_number} ${ticket.subject}`
+    store.update(ticket.ticket_id, { seen_at: Date.now(), unread: 0 })
+    // showing it follows it (the panel's onChange)
     panel.show(conv)
+    void read(ticket)
   }
-  convBack.addEventListener("click", () => {
-    const ticket = current?.ticket_id
-    current = undefined
-    openList(ticket)
-  })
+  convBack.addEventListener("click", () => void openList(current?.ticket_id))
 
   let replyKey: string | undefined
   let replyFor: string | undefined
@@ -188,11 +344,11 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   replyForm.addEventListener("submit", (event) => {
     event.preventDefault()
     void (async () => {
-      const request = current
+      const ticket = current
       const text = reply.value.trim()
-      if (replying || !request) return
+      if (replying || !ticket) return
       if (!text) {
-        replyError.textContent = "Your reply is required"
+        notice.textContent = "Your reply is required"
         reply.setAttribute("aria-invalid", "true")
         reply.setAttribute("aria-describedby", "sw-reply-error")
         return reply.focus()
@@ -201,30 +357,27 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
       reply.removeAttribute("aria-describedby")
       replying = true
       replySend.disabled = true
-      replyError.textContent = ""
-      convLive.textContent = MESSAGES.sending
-      const fingerprint = `${request.ticket_id}\n${text}`
+      notice.textContent = ""
+      const fingerprint = `${ticket.ticket_id}\n${text}`
       if (replyKey === undefined || replyFor !== fingerprint) {
         replyKey = randomId()
         replyFor = fingerprint
       }
       try {
-        const outcome = await addReply(config, request.ticket_id, text, request.email, replyKey, () => (convLive.textContent = MESSAGES.busy))
-        convLive.textContent = ""
-        if (outcome.kind === "created") {
+        const outcome = await addReply(config, ticket, text, replyKey, () => (convLive.textContent = MESSAGES.busy))
+        if (outcome.kind === "ok") {
           replyKey = replyFor = undefined
           reply.value = ""
-          convLive.textContent = MESSAGES.replySent
-          // the new message, and the status a reply to a resolved ticket reopened
-          if (current === request) void poll()
-        } else if (outcome.kind === "rejected" && outcome.code === "NOT_FOUND") replyError.textContent = MESSAGES.gone
-        else if (outcome.kind === "rejected") {
-          replyError.textContent = outcome.code === "CONFLICT"
-            ? MESSAGES.stillSending
-            : /^body (.+)$/.exec(outcome.message)?.[1]?.replace(/^/, "Your reply ") ?? MESSAGES.unavailable
-        } else replyError.textContent = outcome.kind === "gave-up" ? MESSAGES.busyGaveUp : MESSAGES.unreachable
+          convLive.textContent = MESSAGES.sent
+          const id = outcome.data?.message_id
+          if (current === ticket) {
+            append({ id: typeof id === "string" ? id : randomId(), author_type: "contact", body: text, created_at: new Date().toISOString() }, false)
+            // the status a reply to a resolved ticket reopened comes over the stream; else read it
+            if (!follower?.live()) void read(ticket)
+          }
+        } else notice.textContent = problem(outcome)
       } catch {
-        replyError.textContent = MESSAGES.unreachable
+        notice.textContent = MESSAGES.unreachable
       } finally {
         replying = false
         replySend.disabled = false
@@ -233,9 +386,22 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
     })()
   })
 
-  const remember = (request: Request) => {
-    store.add(request)
-    showEntry()
+  watch()
+  badge()
+  return {
+    entry,
+    list,
+    conversation: conv,
+    changed,
+    filed(request, body) {
+      if (!request.access_token && !request.email) return false
+      store.add(request)
+      showEntry()
+      if (!request.access_token) return false
+      openConversation(request)
+      append({ id: "opening", author_type: "contact", body, created_at: new Date().toISOString() }, false)
+      empty.hidden = false
+      return true
+    }
   }
-  return { entry, list, conversation: conv, remember, poll }
 }

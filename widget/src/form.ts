@@ -1,6 +1,6 @@
 import { randomId } from "../../src/client/randomId.ts"
 import type { CreateTicketInput, Priority } from "../../src/client/Types.ts"
-import { createTicket } from "./api.ts"
+import { createTicket, retrySeconds } from "./api.ts"
 import type { Articles } from "./articles.ts"
 import type { WidgetConfig } from "./config.ts"
 import { h } from "./dom.ts"
@@ -22,8 +22,8 @@ export interface FormParts {
   /** The button to the visitor's requests, at the top of the form. */
   readonly entry: HTMLElement
   readonly articles: Pick<Articles, "suggestions" | "suggest" | "clear">
-  /** A ticket filed with an email, which the visitor can read again. */
-  readonly onFiled: (request: Request) => void
+  /** A ticket filed: kept, and opened as a conversation when it can be; whether it opened. */
+  readonly onFiled: (request: Request, body: string) => boolean
   /** The name and email of the visitor's last ticket, filled in again on the next visit. */
   readonly visitor: VisitorStore
 }
@@ -74,7 +74,7 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
   if (config.fields.name) element.append(field("name", "Name", name))
   if (config.fields.email) element.append(field("email", "Email", email))
   if (config.fields.priority) element.append(field("priority", "Priority", priority))
-  element.append(field("subject", "Subject", subject), articles.suggestions, field("message", "Message", message))
+  element.append(field("subject", "Subject", subject), ...articles.suggestions, field("message", "Message", message))
   element.append(error, retry, submit, status)
   const first = controls[0] ?? submit
   const view: View = { element, focus: first }
@@ -178,7 +178,7 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
         keyFor = fingerprint
       }
       const outcome = await createTicket(config, body, key, () => say(MESSAGES.busy))
-      if (outcome.kind === "created") {
+      if (outcome.kind === "ok") {
         key = keyFor = undefined
         // the ticket's own fields start afresh; the visitor's name and email stay, for this and the next visit
         subject.value = message.value = ""
@@ -188,12 +188,21 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
         const n = outcome.data?.ticket_number
         const number = typeof n === "number" || typeof n === "string" ? Number(n) : undefined
         const id = outcome.data?.ticket_id
-        if (typeof id === "string" && body.sender_email && number !== undefined && !Number.isNaN(number)) {
-          onFiled({ ticket_id: id, ticket_number: number, subject: body.subject, email: body.sender_email })
-        }
+        const token = outcome.data?.access_token
         say("")
-        confirmation.textContent = MESSAGES.thanks(number)
         filed = true
+        // the new conversation, where the answer will come; a bare confirmation where it cannot open
+        if (
+          typeof id === "string" && number !== undefined && !Number.isNaN(number) &&
+          onFiled({
+            ticket_id: id,
+            ticket_number: number,
+            subject: body.subject,
+            access_token: typeof token === "string" ? token : undefined,
+            email: body.sender_email ?? undefined
+          }, body.body)
+        ) return
+        confirmation.textContent = MESSAGES.thanks(number)
         return
       }
       if (outcome.kind === "rejected") {
@@ -202,7 +211,9 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
         return fail(fieldProblem(outcome) ?? MESSAGES.unavailable, false)
       }
       if (outcome.kind === "unreachable") return fail(MESSAGES.unreachable, true)
-      return fail(MESSAGES.busyGaveUp, true)
+      if (outcome.kind === "unauthorized") return fail(MESSAGES.whoAreYou, false)
+      if (outcome.kind === "rate-limited") return fail(MESSAGES.tooMany(retrySeconds(outcome)), true)
+      return fail(MESSAGES.unavailable, false)
     } catch {
       fail(MESSAGES.unreachable, true)
     } finally {

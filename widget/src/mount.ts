@@ -30,13 +30,13 @@ export function mount(config: WidgetConfig): WidgetHandle {
   }
 
   // the panel calls back only on the visitor's actions, after `requests` below exists
-  const panel = launcher(root, config.greeting, () => void requests.poll())
+  const panel = launcher(root, config.greeting, () => requests.changed())
   const requests = conversation(config, requestStore(config), panel)
   const suggestions = articles(config, panel)
   const ticket = form(config, panel, {
     entry: requests.entry,
     articles: suggestions,
-    onFiled: requests.remember,
+    onFiled: requests.filed,
     visitor: visitorStore(config)
   })
   panel.add(ticket, requests.list, requests.conversation, suggestions.view)

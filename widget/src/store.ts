@@ -1,10 +1,25 @@
-import type { CreatedTicket } from "../../src/client/Types.ts"
 import type { WidgetConfig } from "./config.ts"
 
-/** A ticket the visitor filed from this widget: what it takes to read it again, nothing more. */
-export interface Request extends CreatedTicket {
+/**
+ * A ticket the visitor filed from this widget. `access_token` opens it; an entry of an older
+ * widget has only the `email` it was filed with, which no longer opens it with a widget key.
+ */
+export interface Request {
+  readonly ticket_id: string
+  readonly ticket_number: number
   readonly subject: string
-  readonly email: string
+  readonly access_token?: string | undefined
+  readonly email?: string | undefined
+  /** Added to the verified visitor's list (POST /v1/tickets/:id/claim) already. */
+  readonly claimed?: boolean
+  /** The last status read, to pick an open ticket to follow while the panel is closed. */
+  readonly status?: string
+  /** The last event id of its stream, to resume on the next page. */
+  readonly last_event_id?: string
+  /** Replies from support the visitor has not seen yet. */
+  readonly unread?: number
+  /** When the visitor last looked at the conversation (ms since the epoch). */
+  readonly seen_at?: number
 }
 
 /** The newest ones kept; older requests drop out of the list. */
@@ -12,7 +27,7 @@ export const MAX_REQUESTS = 20
 
 const isRequest = (r: any): r is Request =>
   r && typeof r.ticket_id === "string" && typeof r.ticket_number === "number" && typeof r.subject === "string" &&
-  typeof r.email === "string"
+  (typeof r.access_token === "string" || typeof r.email === "string")
 
 export type RequestStore = ReturnType<typeof requestStore>
 
@@ -49,8 +64,8 @@ const keep = (key: string, value: unknown) => {
 }
 
 /**
- * The visitor's requests in localStorage, one list per service and project key. Storage that is
- * missing, full, corrupt or throws leaves a list that lives as long as the page.
+ * The visitor's requests in localStorage, one list per service and project key, newest first.
+ * Storage that is missing, full, corrupt or throws leaves a list that lives as long as the page.
  */
 export function requestStore(config: WidgetConfig) {
   const key = keyOf(config)
@@ -59,8 +74,14 @@ export function requestStore(config: WidgetConfig) {
   const save = () => keep(key, list.length ? list : undefined)
   return {
     list: () => list,
+    get: (ticketId: string) => list.find((r) => r.ticket_id === ticketId),
     add(request: Request) {
       list = [request, ...list.filter((r) => r.ticket_id !== request.ticket_id)].slice(0, MAX_REQUESTS)
+      save()
+    },
+    /** Changes a stored request; one not stored is left alone. */
+    update(ticketId: string, change: Partial<Request>) {
+      list = list.map((r) => (r.ticket_id === ticketId ? { ...r, ...change } : r))
       save()
     },
     remove(ticketId: string) {

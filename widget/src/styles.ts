@@ -47,7 +47,8 @@ input:focus-visible,select:focus-visible,textarea:focus-visible{outline:2px soli
 .l{position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;border:0;padding:0;display:flex;align-items:center;justify-content:center;background:${color};color:${onColor};cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
 .l:focus-visible{outline:3px solid ${ring.outer};outline-offset:3px;box-shadow:0 0 0 4px ${ring.inner},0 4px 14px rgba(0,0,0,.25)}
 .l svg{width:28px;height:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
-.p{position:fixed;bottom:88px;${side}:20px;${other}:auto;width:360px;max-width:calc(100vw - 24px);max-height:calc(100vh - 108px);display:flex;flex-direction:column;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3);border:1px solid rgba(0,0,0,.08)}
+.p{position:fixed;bottom:88px;${side}:20px;${other}:auto;width:370px;max-width:calc(100vw - 24px);height:min(640px,calc(100vh - 108px));display:flex;flex-direction:column;background:#fff;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3);border:1px solid rgba(0,0,0,.08)}
+.p>form,.v{flex:1 1 auto;min-height:0}
 .h{background:${color};color:${onColor};padding:16px 56px 16px 18px;flex:none}
 .h h2{margin:0;font-size:19px;font-weight:700;line-height:1.3;overflow-wrap:anywhere}
 .x{position:absolute;top:10px;right:10px;width:36px;height:36px;border:0;border-radius:8px;background:transparent;color:${onColor};cursor:pointer;font-size:24px;line-height:1;display:flex;align-items:center;justify-content:center}
@@ -77,17 +78,35 @@ textarea{min-height:96px;resize:vertical}
 .v{padding:16px 18px 18px;overflow-y:auto;display:flex;flex-direction:column;gap:10px}
 .v h3{margin:0;font-size:17px;overflow-wrap:anywhere}
 .v form{padding:0;overflow:visible}
-.q,.c{margin:0;padding:0;list-style:none}
-.q li,.c li{border-top:1px solid #e5e7eb;padding:8px 0}
+.q{margin:0;padding:0;list-style:none}
+.q li{border-top:1px solid #e5e7eb;padding:8px 0}
 .q button,.d button{display:block;width:100%;text-align:left;background:none;border:0;padding:0;cursor:pointer}
 .q b{display:block;font-weight:600;overflow-wrap:anywhere}
 .st,.c time{color:#4b5563;font-size:13px}
-.c div{white-space:pre-wrap;overflow-wrap:anywhere}
+.o .st{display:block}
+.l .bd{position:absolute;top:-4px;${other}:-4px;min-width:22px;height:22px;padding:0 6px;border-radius:11px;background:#b91c1c;color:#fff;font:700 13px/22px system-ui,sans-serif;text-align:center;border:2px solid #fff}
+.sr{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.cv{padding:0;gap:0;overflow:hidden}
+.ch{padding:12px 18px 8px;display:flex;flex-direction:column;gap:4px;border-bottom:1px solid #e5e7eb;flex:none}
+.sc{flex:1 1 auto;min-height:0;overflow-y:auto;padding:12px 14px}
+.sc:focus-visible{outline:2px solid ${ink};outline-offset:-2px;box-shadow:none}
+.c{margin:0;padding:0;list-style:none;display:flex;flex-direction:column;gap:10px}
+.c li{display:flex;flex-direction:column;align-items:flex-start;max-width:85%}
+.c li.me{align-self:flex-end;align-items:flex-end}
+.c b{font-size:12px;font-weight:600;color:#374151;margin:0 6px 2px}
+.c div{padding:8px 12px;border-radius:16px 16px 16px 4px;background:#f3f4f6;color:${ink};white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+.c .me div{background:${color};color:${onColor};border-radius:16px 16px 4px 16px}
+.c time{margin:2px 6px 0;font-size:12px}
+.cv>.e{margin:0 14px 8px}
+.rf{flex:none;flex-direction:row;align-items:flex-end;gap:8px;padding:10px 12px;border-top:1px solid #e5e7eb;background:#fff}
+.v .rf{padding:10px 12px}
+.rf textarea{flex:1 1 auto;min-width:0;min-height:44px;max-height:140px;resize:none}
+.rf .s{flex:none;font-size:16px;padding:10px 14px;min-height:44px}
 .a{overflow-wrap:anywhere}
 .a pre{background:#f3f4f6;padding:8px;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
 .a code{font:13px ui-monospace,monospace}
 .a a{color:#1d4ed8}
 .a h4,.a h5,.a h6{margin:12px 0 4px;font-size:15px}
-@media (max-width:480px){.p{${side}:12px;${other}:12px;width:auto;max-height:calc(100vh - 100px)}}
+@media (max-width:480px){.p{top:0;bottom:0;left:0;right:0;width:auto;max-width:none;height:auto;border-radius:0;border:0}}
 `
 }
