@@ -8,8 +8,10 @@
  *
  * Then, on PostgreSQL, the pipeline: how soon after a 10 s burst of tickets at full speed its
  * jobs are done and its deliveries arrived, and the highest steady creation rate at which triage
- * and delivery keep a p99 lag under 1 s for BENCH_STEADY_SECONDS (60). BENCH_ONLY=http|pipeline
- * runs one half; BENCH_DATABASE=pglite|postgres one database.
+ * and delivery keep a p99 lag under 1 s for BENCH_STEADY_SECONDS (60). Then the ticket streams
+ * (streams.ts): BENCH_STREAMS (10,000) ticket event streams held open while agents reply to 1,000
+ * tickets a minute for BENCH_STREAMS_SECONDS (60), on one instance and on two.
+ * BENCH_ONLY=http|pipeline|streams runs one part; BENCH_DATABASE=pglite|postgres one database.
  *
  * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
  * service does not start or a scenario sees errors or non-2xx responses.
@@ -22,6 +24,7 @@ import { fileURLToPath } from "node:url"
 import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
 import { benchPipeline, printPipeline } from "./pipeline.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
+import { benchStreams, printStreams, type StreamsResult } from "./streams.ts"
 import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -42,10 +45,14 @@ const serviceEnv = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
 }
 
-const only = process.env.BENCH_ONLY as "http" | "pipeline" | undefined
+const only = process.env.BENCH_ONLY as "http" | "pipeline" | "streams" | undefined
 /** The pipeline (PostgreSQL only): a burst at full speed, then steady rates, each this long. */
 const burstSeconds = 10
 const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60)
+/** The ticket streams (PostgreSQL only): how many held open, and agent replies a minute for how long. */
+const streamCount = Number(process.env.BENCH_STREAMS ?? 10_000)
+const streamRepliesPerMinute = 1_000
+const streamSeconds = Number(process.env.BENCH_STREAMS_SECONDS ?? 60)
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -362,9 +369,10 @@ const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, 
 }
 
 const benchDatabase = async (kind: DatabaseKind) => {
-  console.log(`\n== ${kind}: starting and seeding`)
+  if (only !== "streams") console.log(`\n== ${kind}: starting and seeding`)
   const startLoad = loadavg()
-  const { results, idleRssMiB, hwmMiB, matches, pipeline } = await withSeededService(kind, async (service, project, databaseUrl) => {
+  const skipped = { results: [], idleRssMiB: 0, hwmMiB: 0, matches: {} as Record<string, number>, pipeline: undefined }
+  const { results, idleRssMiB, hwmMiB, matches, pipeline } = only === "streams" ? skipped : await withSeededService(kind, async (service, project, databaseUrl) => {
     const idleRssMiB = mib(memoryKiB(service.pid)?.rss ?? 0)
     const ticketIds = await createTicketPool(service.baseUrl, project.api_key)
     const matches = await queryMatches(service.baseUrl, project.api_key)
@@ -392,11 +400,34 @@ const benchDatabase = async (kind: DatabaseKind) => {
     })
     return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches, pipeline }
   })
-  printTable(kind, results, hwmMiB)
-  if (pipeline !== undefined) printPipeline(kind, pipeline)
-  console.log(`RSS of the seeded server before any load: ${idleRssMiB.toFixed(1)} MB`)
-  const counts = Object.values(matches)
-  console.log(`search queries match ${Math.min(...counts)}–${Math.max(...counts)} articles each`)
+  if (only !== "streams") {
+    printTable(kind, results, hwmMiB)
+    if (pipeline !== undefined) printPipeline(kind, pipeline)
+    console.log(`RSS of the seeded server before any load: ${idleRssMiB.toFixed(1)} MB`)
+    const counts = Object.values(matches)
+    console.log(`search queries match ${Math.min(...counts)}–${Math.max(...counts)} articles each`)
+  }
+  // on a scratch database of its own, with fresh service processes (the seeded one has stopped)
+  let streams: StreamsResult | { readonly error: string } | undefined
+  if (kind === "postgres" && (only === undefined || only === "streams")) {
+    console.log(`\n== ${kind}: ticket streams`)
+    try {
+      streams = await benchStreams({
+        root,
+        serverUrl: process.env.DATABASE_URL!,
+        serviceEnv,
+        adminToken,
+        streams: streamCount,
+        repliesPerMinute: streamRepliesPerMinute,
+        seconds: streamSeconds
+      })
+      printStreams(streams)
+    } catch (error) {
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : ""
+      streams = { error: `${error instanceof Error ? error.message : String(error)}${cause}` }
+      console.error(`\n!!!!!! ${kind}: the ticket streams could not run: ${streams.error}`)
+    }
+  }
 
   await mkdir(join(root, ".bench"), { recursive: true })
   const file = join(root, ".bench", `results-${kind}.json`)
@@ -417,16 +448,25 @@ const benchDatabase = async (kind: DatabaseKind) => {
     idleRssMiB,
     vmHwmMiB: hwmMiB,
     scenarios: results,
-    pipeline
+    pipeline,
+    streams
   }, null, 2) + "\n")
   console.log(`results written to ${file}`)
   return results.some((r) => r.errors > 0 || r.non2xx > 0) ||
-    (pipeline !== undefined && pipeline.burst.workedOffSeconds === undefined)
+    (pipeline !== undefined && pipeline.burst.workedOffSeconds === undefined) ||
+    (streams !== undefined && "error" in streams)
 }
 
 const main = async () => {
   const kinds = (process.env.DATABASE_URL ? ["pglite", "postgres"] as const : ["pglite"] as const)
     .filter((kind) => process.env.BENCH_DATABASE === undefined || process.env.BENCH_DATABASE === kind)
+    // the ticket streams run on PostgreSQL only
+    .filter((kind) => only !== "streams" || kind === "postgres")
+  if (kinds.length === 0) {
+    console.error("!!!!!! nothing to run: BENCH_ONLY=streams needs DATABASE_URL (PostgreSQL)")
+    process.exitCode = 1
+    return
+  }
   let failed = false
   for (const kind of kinds) {
     try {
