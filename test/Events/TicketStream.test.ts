@@ -88,6 +88,22 @@ describe.each(databaseKinds)("a ticket's stream on %s", (kind) => {
         expect(resumed.comments()).toBeGreaterThan(0)
       })), 60_000)
 
+    it.effect("is in the contract: /openapi.json declares the stream, its resume header and parameter, and the widget's headers", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const spec = (yield* Effect.promise(() => server.request("GET", "/openapi.json"))).body
+        const stream = spec.paths["/v1/tickets/{id}/events"]?.get
+        expect(Object.keys(stream?.responses?.["200"]?.content ?? {})).toEqual(["text/event-stream"])
+        expect(stream.parameters.map((p: any) => `${p.in}:${p.name}`).sort()).toEqual([
+          "header:last-event-id",
+          "header:x-ticket-token",
+          "header:x-visitor-token",
+          "path:id",
+          "query:last_event_id"
+        ])
+        expect(Object.keys(spec.paths["/v1/events"]?.get?.responses?.["200"]?.content ?? {})).toEqual(["text/event-stream"])
+      }))
+
     it.effect("is refused without the ticket's token, with another's, and resets an id too old to replay", () =>
       Effect.scoped(Effect.gen(function*() {
         const server = yield* TestServer
