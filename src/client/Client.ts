@@ -1,10 +1,12 @@
 import { ApiError, NetworkError, TimeoutError } from "./Errors.ts"
 import { randomId } from "./randomId.ts"
-import { abortReason, backoffDelay, retryAfterMs, sleep } from "./Retry.ts"
+import { abortReason, backoffDelay, reconnectDelay, retryAfterMs, sleep } from "./Retry.ts"
+import { SseParser } from "./Sse.ts"
 import type {
   AddedMessage,
   AddMessageInput,
   ArticleSearchResponse,
+  ClaimedTicket,
   ContactTicketList,
   CreatedTicket,
   CreateTicketInput,
@@ -12,6 +14,7 @@ import type {
   PublicArticle,
   SearchResponse,
   SearchType,
+  StreamEvent,
   Ticket
 } from "./Types.ts"
 
@@ -20,7 +23,10 @@ export const clientVersion = "0.1.0"
 
 /** Settings of a client; only `apiKey` and `baseUrl` are required. */
 export interface ClientOptions {
-  /** A project API key (`tf_…`). A `widget` key may only file tickets and read articles. */
+  /**
+   * A project API key (`tf_…`). A `widget` key may file tickets and read articles, and read,
+   * answer and stream a ticket with its `ticketToken` or as the verified visitor who filed it.
+   */
   readonly apiKey: string
   /** Where the service answers, such as `https://support.example.com` (a path prefix is kept). */
   readonly baseUrl: string
@@ -39,7 +45,17 @@ export interface ClientOptions {
    * `support-ticketing-client/<version>`.
    */
   readonly userAgent?: string
-  /** Told before each retry: what failed and how long the client waits. For logs and metrics. */
+  /**
+   * A verified visitor, for a `widget` key: the token (an HS256 JWT) the site's backend signed for
+   * its signed-in user with the project's identity secret. Sent as `X-Visitor-Token` on every call
+   * that sends the key; such a visitor reads, answers and streams their own tickets on any device,
+   * and `listVisitorTickets` lists them. A call's own `visitorToken` overrides it.
+   */
+  readonly visitorToken?: string
+  /**
+   * Told before each retry, and before each reconnect of an event stream: what failed and how long
+   * the client waits. For logs and metrics.
+   */
   readonly onRetry?: (retry: RetryInfo) => void
 }
 
@@ -47,11 +63,14 @@ export interface ClientOptions {
 export interface RetryInfo {
   readonly method: "GET" | "POST"
   readonly path: string
-  /** The attempt about to be made: 2 for the first retry. */
+  /** The attempt about to be made: 2 for the first retry (of a stream: its connection, counting from 1). */
   readonly attempt: number
   /** How long the client waits before it, in milliseconds. */
   readonly delayMs: number
-  /** Why the previous attempt failed. */
+  /**
+   * Why the previous attempt failed. A stream that the service ended (when it restarts, say) is
+   * a `NetworkError` too.
+   */
   readonly error: ApiError | NetworkError | TimeoutError
 }
 
@@ -73,8 +92,76 @@ export interface CreateOptions extends CallOptions {
   readonly idempotencyKey?: string
 }
 
+/** How a `widget` key shows it may reach a ticket: with the ticket's secret, or as its verified visitor. */
+export interface TicketAccessOptions {
+  /**
+   * The ticket's `access_token` (`tat_…`) that `createTicket` returned, sent as `X-Ticket-Token`.
+   * A `widget` key reads, answers and streams a ticket only with it (or as the verified visitor
+   * who filed it); without either the service answers 403, with a wrong one 404. A `full` key
+   * needs neither.
+   */
+  readonly ticketToken?: string
+  /** Overrides the client's `visitorToken` for this call. */
+  readonly visitorToken?: string
+}
+
+/** Options of `getTicket`. */
+export interface GetTicketOptions extends CallOptions, TicketAccessOptions {
+  /** Finds the ticket only when this contact filed it. */
+  readonly contactEmail?: string
+}
+
+/** Options of `listVisitorTickets`. */
+export interface ListVisitorTicketsOptions extends CallOptions {
+  /** 1 to 50; default 10. */
+  readonly limit?: number
+  /** The previous page's `next_cursor`. */
+  readonly cursor?: string
+  /** Overrides the client's `visitorToken` for this call. */
+  readonly visitorToken?: string
+}
+
+/** Options of `claimTicket`. */
+export interface ClaimTicketOptions extends CallOptions {
+  /** Overrides the client's `visitorToken` for this call. */
+  readonly visitorToken?: string
+}
+
+/** Options of `streamEvents`. */
+export interface StreamOptions {
+  /**
+   * Resume right after this event id (a `StreamEvent`'s `id` you handled before); the service
+   * then sends every later event once, or `reset` first when it no longer has them. Without it,
+   * the stream starts with the next event. Reconnects resume from the last id the stream gave.
+   */
+  readonly lastEventId?: string
+  /** Ends the stream: the iteration finishes (no error), also while it waits to reconnect. */
+  readonly signal?: AbortSignal
+  /** Limit for each connection to be answered, in milliseconds; the client's `timeoutMs` by default. */
+  readonly timeoutMs?: number
+  /**
+   * A connection that brings nothing (not even the keep-alive the service sends every 15 s) for
+   * this long is given up and made again, in milliseconds. Default 45,000.
+   */
+  readonly idleTimeoutMs?: number
+}
+
+/** Options of `streamTicketEvents`. */
+export interface TicketStreamOptions extends StreamOptions, TicketAccessOptions {}
+
+/**
+ * The events of a stream, for `for await`. It connects when first iterated and reads while asked
+ * for the next event (what a slow loop has not asked for yet waits at the service). It reconnects
+ * by itself after a dropped connection or the end of the stream (backoff from `retryBaseDelayMs`
+ * doubling up to `retryMaxDelayMs`, back to the start once connected), resuming after the last
+ * event it gave, and runs until the signal aborts or the loop is left (`break`, `return`, a throw), which closes
+ * the connection. An answer that will not change by trying again (400, 401, 403, 404 and other
+ * 4xx but 408 and 429) ends it with an `ApiError`.
+ */
+export type EventStream = AsyncGenerator<StreamEvent, void, undefined>
+
 /** Options of `addMessage`. */
-export interface AddMessageOptions extends CreateOptions {
+export interface AddMessageOptions extends CreateOptions, TicketAccessOptions {
   /**
    * Internal notes cannot be added with a project key: the public API has no internal flag, and
    * sending one would publish the note to the contact. Only `false` is accepted; agents add
@@ -91,10 +178,11 @@ export interface SupportClient {
   /** `POST /v1/tickets`: files a ticket (202); triage and the rest happen in the background. */
   createTicket(input: CreateTicketInput, options?: CreateOptions): Promise<CreatedTicket>
   /**
-   * `GET /v1/tickets/:id`: the ticket and its public messages. With `contactEmail`, only a ticket
-   * of that contact is found (a `widget` key must give it).
+   * `GET /v1/tickets/:id`: the ticket, its opening `body` and its public messages. With
+   * `contactEmail`, only a ticket of that contact is found. A `widget` key gives `ticketToken`
+   * (or is the ticket's verified visitor).
    */
-  getTicket(ticketId: string, options?: CallOptions & { readonly contactEmail?: string }): Promise<Ticket>
+  getTicket(ticketId: string, options?: GetTicketOptions): Promise<Ticket>
   /**
    * `GET /v1/tickets?contact_email=…`: a contact's tickets, newest first, a page at a time (`limit`
    * 1..50, default 10; `cursor` is the previous page's `next_cursor`). A `full` key only.
@@ -103,8 +191,37 @@ export interface SupportClient {
     contactEmail: string,
     options?: CallOptions & { readonly limit?: number; readonly cursor?: string }
   ): Promise<ContactTicketList>
-  /** `POST /v1/tickets/:id/messages`: adds a contact's message; a resolved or closed ticket reopens. */
+  /**
+   * `GET /v1/tickets` with a `widget` key and a verified visitor (`visitorToken`): the visitor's
+   * tickets in the project, newest first, a page at a time, whatever device filed them.
+   */
+  listVisitorTickets(options?: ListVisitorTicketsOptions): Promise<ContactTicketList>
+  /**
+   * `POST /v1/tickets/:id/messages`: adds a contact's message; a resolved or closed ticket reopens.
+   * A `widget` key gives `ticketToken` (or is the ticket's verified visitor).
+   */
   addMessage(ticketId: string, input: AddMessageInput, options?: AddMessageOptions): Promise<AddedMessage>
+  /**
+   * `POST /v1/tickets/:id/claim`: adds a ticket this browser filed before its visitor signed in
+   * (proved by its `access_token`) to the verified visitor's list. A `widget` key with a
+   * `visitorToken`.
+   */
+  claimTicket(ticketId: string, ticketToken: string, options?: ClaimTicketOptions): Promise<ClaimedTicket>
+  /**
+   * `GET /v1/tickets/:id/events`: the ticket's events as they happen (Server-Sent Events), such as
+   * `ticket_replied` when an agent answers; a `widget` key sees the public ones (messages and
+   * status) and gives `ticketToken` (or is the ticket's verified visitor). See `EventStream`.
+   *
+   * ```ts
+   * for await (const { event, data } of support.streamTicketEvents(ticketId, { ticketToken, signal })) {
+   *   if (event === "ticket_replied") show(data)
+   *   else if (event === "reset") reload()
+   * }
+   * ```
+   */
+  streamTicketEvents(ticketId: string, options?: TicketStreamOptions): EventStream
+  /** `GET /v1/events`: every event of the project (the five webhook events), as a stream; a `full` key. See `EventStream`. */
+  streamEvents(options?: StreamOptions): EventStream
   /** `GET /v1/articles/search`: full-text search of published articles (`limit` 1..50, default 10). */
   searchArticles(q: string, options?: CallOptions & { readonly limit?: number }): Promise<ArticleSearchResponse>
   /** `GET /v1/articles/:id`: a published article by its id or slug (a `widget` key may read it too). */
@@ -123,6 +240,7 @@ interface Call {
   readonly body?: unknown
   readonly idempotencyKey?: string
   readonly authenticated?: boolean
+  readonly access?: TicketAccessOptions | undefined
   readonly options: CallOptions | undefined
 }
 
@@ -136,6 +254,15 @@ const nonNegative = (name: string, value: number | undefined, fallback: number) 
 
 /** 5xx that may succeed on another try; 501 and 505 never will. */
 const isTransient = (status: number) => status >= 500 && status !== 501 && status !== 505
+
+/** An event's data as JSON; the text itself should it not be. */
+const parseData = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
 
 /**
  * Makes a client of the public API.
@@ -166,6 +293,18 @@ export const createClient = (options: ClientOptions): SupportClient => {
   const runtimeFetch = options.fetch ?? (typeof fetch === "function" ? fetch.bind(globalThis) : undefined)
   if (runtimeFetch === undefined) throw new TypeError("no fetch in this runtime: pass options.fetch")
   const userAgent = options.userAgent ?? `support-ticketing-client/${clientVersion}`
+  if (options.visitorToken !== undefined && typeof options.visitorToken !== "string") {
+    throw new TypeError("visitorToken must be a string")
+  }
+
+  /** The headers of an authenticated request: the key, and what shows the caller may reach a ticket. */
+  const keyHeaders = (access: TicketAccessOptions | undefined) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}` }
+    const visitorToken = access?.visitorToken ?? options.visitorToken
+    if (visitorToken !== undefined && visitorToken !== "") headers["x-visitor-token"] = visitorToken
+    if (access?.ticketToken !== undefined && access.ticketToken !== "") headers["x-ticket-token"] = access.ticketToken
+    return headers
+  }
 
   /** One attempt, until its body is read: the timeout covers a slow body as well as a slow start. */
   const attempt = async (url: string, init: RequestInit, requestId: string, call: Call) => {
@@ -226,8 +365,11 @@ export const createClient = (options: ClientOptions): SupportClient => {
       if (value !== undefined) url.searchParams.set(name, String(value))
     }
     const requestId = randomId()
-    const headers: Record<string, string> = { accept: "application/json", "x-request-id": requestId }
-    if (call.authenticated !== false) headers.authorization = `Bearer ${options.apiKey}`
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "x-request-id": requestId,
+      ...(call.authenticated === false ? {} : keyHeaders(call.access))
+    }
     if (call.body !== undefined) headers["content-type"] = "application/json"
     if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey
     if (!isBrowser()) headers["user-agent"] = userAgent
@@ -281,8 +423,166 @@ export const createClient = (options: ClientOptions): SupportClient => {
   }
 
   /** Every create carries an Idempotency-Key, which is what makes its retries safe. */
-  const create = <A>(path: string, body: unknown, callOptions: CreateOptions | undefined) =>
-    send<A>({ method: "POST", path, body, idempotencyKey: callOptions?.idempotencyKey ?? randomId(), options: callOptions })
+  const create = <A>(
+    path: string,
+    body: unknown,
+    callOptions: CreateOptions | undefined,
+    access?: TicketAccessOptions | undefined
+  ) =>
+    send<A>({
+      method: "POST",
+      path,
+      body,
+      idempotencyKey: callOptions?.idempotencyKey ?? randomId(),
+      access,
+      options: callOptions
+    })
+
+  const accessOf = (callOptions: TicketAccessOptions | undefined): TicketAccessOptions => ({
+    ...(callOptions?.ticketToken === undefined ? {} : { ticketToken: callOptions.ticketToken }),
+    ...(callOptions?.visitorToken === undefined ? {} : { visitorToken: callOptions.visitorToken })
+  })
+
+  const requireVisitor = (what: string, callOptions: { readonly visitorToken?: string } | undefined) => {
+    const token = callOptions?.visitorToken ?? options.visitorToken
+    if (typeof token !== "string" || token === "") {
+      throw new TypeError(`${what} needs a verified visitor: pass visitorToken to createClient or to this call`)
+    }
+  }
+
+  /**
+   * An event stream: one connection at a time, made again after a drop or an end, resuming after
+   * the last event given. A generator, so that leaving the consumer's loop runs the finally that
+   * closes the connection.
+   */
+  const eventStream = async function*(
+    path: () => string,
+    access: TicketAccessOptions | undefined,
+    streamOptions: StreamOptions | undefined
+  ): EventStream {
+    const signal = streamOptions?.signal
+    const connectLimit = nonNegative("timeoutMs", streamOptions?.timeoutMs, timeoutMs)
+    const idleLimit = nonNegative("idleTimeoutMs", streamOptions?.idleTimeoutMs, 45_000)
+    let lastId = streamOptions?.lastEventId
+    if (lastId !== undefined && (typeof lastId !== "string" || lastId === "")) {
+      throw new TypeError("lastEventId must be a non-empty string")
+    }
+    const name = path()
+    const url = `${baseUrl}${name}`
+    /** Reconnects since the last connection that was answered with a stream. */
+    let retry = 0
+    for (let connection = 1;; connection++) {
+      if (signal?.aborted) return
+      const requestId = randomId()
+      const headers: Record<string, string> = {
+        accept: "text/event-stream",
+        "x-request-id": requestId,
+        ...keyHeaders(access)
+      }
+      if (lastId !== undefined) headers["last-event-id"] = lastId
+      if (!isBrowser()) headers["user-agent"] = userAgent
+      const controller = new AbortController()
+      const onAbort = () => controller.abort(abortReason(signal!))
+      signal?.addEventListener("abort", onAbort, { once: true })
+      let timer: ReturnType<typeof setTimeout> | undefined
+      let timedOut: number | undefined
+      const limit = (ms: number) => {
+        clearTimeout(timer)
+        timedOut = undefined
+        timer = setTimeout(() => {
+          timedOut = ms
+          controller.abort()
+        }, ms)
+      }
+      /** What ended a connection that is worth making again. */
+      const lost = (cause: unknown): NetworkError | TimeoutError =>
+        timedOut !== undefined
+          ? new TimeoutError(timedOut, requestId)
+          : new NetworkError(
+            `GET ${name} lost its connection: ${cause instanceof Error ? cause.message : String(cause)}`,
+            requestId,
+            { cause }
+          )
+      let failure: ApiError | NetworkError | TimeoutError | undefined
+      try {
+        limit(connectLimit)
+        let response: Response | undefined
+        try {
+          response = await runtimeFetch(url, { method: "GET", headers, signal: controller.signal })
+        } catch (cause) {
+          if (signal?.aborted) return
+          failure = lost(cause)
+        }
+        if (response === undefined) {
+          // failure is set: the connection was not made
+        } else if (!response.ok) {
+          let text: string | undefined
+          try {
+            text = await response.text()
+          } catch (cause) {
+            if (signal?.aborted) return
+            failure = lost(cause)
+          }
+          if (text !== undefined) {
+            failure = toApiError(response, text)
+            const status = response.status
+            if (!(status === 408 || status === 429 || isTransient(status))) throw failure
+          }
+        } else if (
+          !/^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "") || response.body === null
+        ) {
+          throw new ApiError(
+            response.status,
+            "UNEXPECTED_RESPONSE",
+            `HTTP ${response.status} with ${response.headers.get("content-type") ?? "no content type"}, not an event stream`,
+            response.headers.get("x-request-id") ?? undefined
+          )
+        } else {
+          retry = 0
+          const reader = response.body.getReader()
+          const decoder = new TextDecoder()
+          const parser = new SseParser()
+          for (;;) {
+            limit(idleLimit)
+            let chunk: ReadableStreamReadResult<Uint8Array>
+            try {
+              chunk = await reader.read()
+            } catch (cause) {
+              if (signal?.aborted) return
+              failure = lost(cause)
+              break
+            }
+            if (chunk.done) {
+              failure = new NetworkError(`GET ${name}: the service ended the stream`, requestId)
+              break
+            }
+            // no limit while the consumer holds an event: what it does with it is its own time
+            clearTimeout(timer)
+            for (const message of parser.push(decoder.decode(chunk.value, { stream: true }))) {
+              if (message.id !== undefined && message.id !== "") lastId = message.id
+              yield { id: message.id, event: message.event, data: parseData(message.data) }
+              if (signal?.aborted) return
+            }
+          }
+        }
+      } finally {
+        clearTimeout(timer)
+        signal?.removeEventListener("abort", onAbort)
+        // closes the connection: after a failure, an abort, or the consumer leaving its loop
+        controller.abort()
+      }
+      if (signal?.aborted || failure === undefined) return
+      const delayMs = (failure instanceof ApiError ? failure.retryAfterMs : undefined) ??
+        reconnectDelay(retry, retryBaseDelayMs, retryMaxDelayMs)
+      retry++
+      options.onRetry?.({ method: "GET", path: name, attempt: connection + 1, delayMs, error: failure })
+      try {
+        await sleep(delayMs, signal)
+      } catch {
+        return
+      }
+    }
+  }
 
   // Methods are async so that a bad argument rejects like every other failure, never throws.
   return {
@@ -295,6 +595,7 @@ export const createClient = (options: ClientOptions): SupportClient => {
         method: "GET",
         path: ticketPath(ticketId),
         query: { contact_email: callOptions?.contactEmail },
+        access: accessOf(callOptions),
         options: callOptions
       }),
 
@@ -313,8 +614,36 @@ export const createClient = (options: ClientOptions): SupportClient => {
             "agents add them through the operator API with internal: true"
         )
       }
-      return create<AddedMessage>(`${ticketPath(ticketId)}/messages`, input, callOptions)
+      return create<AddedMessage>(`${ticketPath(ticketId)}/messages`, input, callOptions, accessOf(callOptions))
     },
+
+    listVisitorTickets: async (callOptions) => {
+      requireVisitor("listVisitorTickets", callOptions)
+      return send<ContactTicketList>({
+        method: "GET",
+        path: "/v1/tickets",
+        query: { limit: callOptions?.limit, cursor: callOptions?.cursor },
+        access: accessOf(callOptions),
+        options: callOptions
+      })
+    },
+
+    claimTicket: async (ticketId, ticketToken, callOptions) => {
+      const path = `${ticketPath(ticketId)}/claim`
+      if (typeof ticketToken !== "string" || ticketToken === "") throw new TypeError("ticketToken is required")
+      requireVisitor("claimTicket", callOptions)
+      return send<ClaimedTicket>({
+        method: "POST",
+        path,
+        access: { ...accessOf(callOptions), ticketToken },
+        options: callOptions
+      })
+    },
+
+    streamTicketEvents: (ticketId, streamOptions) =>
+      eventStream(() => `${ticketPath(ticketId)}/events`, accessOf(streamOptions), streamOptions),
+
+    streamEvents: (streamOptions) => eventStream(() => "/v1/events", undefined, streamOptions),
 
     searchArticles: async (q, callOptions) =>
       send<ArticleSearchResponse>({

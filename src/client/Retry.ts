@@ -12,6 +12,17 @@ export const backoffDelay = (retry: number, baseMs: number, maxMs: number, rando
   Math.floor(random() * Math.min(maxMs, baseMs * 2 ** retry))
 
 /**
+ * The wait before an event stream connects again, after `retry` reconnects that were not answered
+ * with a stream (0 for the first): the window `min(maxMs, baseMs * 2^retry)` (0.5 s, 1 s, 2 s …
+ * 30 s by default), less up to half of it at random, so that the streams a restarting service
+ * dropped all at once do not all come back at once.
+ */
+export const reconnectDelay = (retry: number, baseMs: number, maxMs: number, random: () => number = Math.random) => {
+  const window = Math.min(maxMs, baseMs * 2 ** retry)
+  return Math.floor(window - (random() * window) / 2)
+}
+
+/**
  * `Retry-After` in milliseconds: either delay-seconds or an HTTP date (RFC 9110 §10.2.3).
  * Anything else is ignored (undefined), and a date in the past means "now".
  */

@@ -1,6 +1,6 @@
 /**
- * The TypeScript client of the support-ticketing service: no dependencies, native `fetch`, and
- * retries with exponential backoff and jitter. Runs unchanged in Node 18+, Deno, Bun, browsers
+ * The TypeScript client of the support-ticketing service: no dependencies, native `fetch`,
+ * retries with exponential backoff and jitter, and event streams that reconnect by themselves. Runs unchanged in Node 18+, Deno, Bun, browsers
  * and edge runtimes.
  *
  * @module
@@ -8,12 +8,19 @@
 export {
   type AddMessageOptions,
   type CallOptions,
+  type ClaimTicketOptions,
   type ClientOptions,
   clientVersion,
   createClient,
   type CreateOptions,
+  type EventStream,
+  type GetTicketOptions,
+  type ListVisitorTicketsOptions,
   type RetryInfo,
-  type SupportClient
+  type StreamOptions,
+  type SupportClient,
+  type TicketAccessOptions,
+  type TicketStreamOptions
 } from "./Client.ts"
 export { ApiError, NetworkError, SupportClientError, TimeoutError, WebhookVerificationError } from "./Errors.ts"
 export { backoffDelay } from "./Retry.ts"

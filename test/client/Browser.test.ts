@@ -70,8 +70,13 @@ describeNeeding(missing, "the client in Chromium", () => {
           const agent = createClient({ apiKey: fullKey, baseUrl })
           const health = await visitor.health()
           const created = await visitor.createTicket({ subject: "Browser ticket", body: "Sent from a page", sender_email: "page@example.com", source: "widget" })
-          const added = await visitor.addMessage(created.ticket_id, { body: "And a follow-up", contact_email: "page@example.com" })
-          const ticket = await visitor.getTicket(created.ticket_id, { contactEmail: "page@example.com" })
+          const ticketToken = created.access_token
+          const added = await visitor.addMessage(created.ticket_id, { body: "And a follow-up", contact_email: "page@example.com" }, { ticketToken })
+          const ticket = await visitor.getTicket(created.ticket_id, { contactEmail: "page@example.com", ticketToken })
+          // the ticket's stream from its start, through CORS (Last-Event-ID, X-Ticket-Token) and a streamed fetch body
+          const stream = visitor.streamTicketEvents(created.ticket_id, { ticketToken, lastEventId: "0" })
+          const streamed = (await stream.next()).value
+          await stream.return()
           const articles = await visitor.searchArticles("browser", { limit: 3 })
           const found = await agent.search("browser", { types: ["tickets"] })
           let refused: unknown
@@ -92,6 +97,7 @@ describeNeeding(missing, "the client in Chromium", () => {
             created,
             added,
             ticket: { subject: ticket.subject, messages: ticket.messages.map((m: any) => m.body) },
+            streamed: { event: streamed.event, messageId: streamed.data.data.message_id, id: streamed.id },
             articles: articles.total,
             found: found.results.map((r: any) => r.id),
             refused,
@@ -106,12 +112,14 @@ describeNeeding(missing, "the client in Chromium", () => {
         health: "ok",
         added: { message_id: expect.any(String) },
         ticket: { subject: "Browser ticket", messages: ["And a follow-up"] },
+        streamed: { event: "ticket_replied", id: expect.stringMatching(/^\d+$/) },
         articles: 0,
         refused: { isApiError: true, status: 403, code: "FORBIDDEN", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
         event: "From a browser",
         tampered: "WebhookVerificationError"
       })
       expect(seen.found).toEqual([seen.created.ticket_id])
+      expect(seen.streamed.messageId).toBe(seen.added.message_id)
       // the 403 above is logged by the browser as a failed resource; nothing else may be
       expect(problems.filter((p) => !p.includes("403"))).toEqual([])
     } finally {

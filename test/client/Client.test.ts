@@ -1,15 +1,18 @@
 // The client against the real service (in-process, on loopback) and against stubs for what the
 // service cannot be made to do on demand. This file also runs under Deno (test/Deno.test.ts), so
 // it uses only what both runtimes have: vitest, node:http through the stub, WebCrypto, fetch.
-import { Effect } from "effect"
+import { Effect, Exit, ManagedRuntime, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import {
   ApiError,
   backoffDelay,
+  type ClientOptions,
   createClient,
+  type EventStream,
   NetworkError,
   type RetryInfo,
+  type StreamEvent,
   type SupportClient,
   SupportClientError,
   TimeoutError,
@@ -17,10 +20,17 @@ import {
   WebhookVerificationError
 } from "../../src/client/index.ts"
 import { lockName } from "../../src/Idempotency/Repo.ts"
-import { databaseKinds, sessionsOf } from "../support/Databases.ts"
+import { databaseKinds, freshDatabase, sessionsOf } from "../support/Databases.ts"
 import { eventuallyDefined } from "../support/Eventually.ts"
 import { type StubAnswer, startStub } from "../support/StubServer.ts"
-import { adminToken, type ApiClient, type createProject, startTestServer } from "../support/TestServer.ts"
+import {
+  adminToken,
+  type ApiClient,
+  createProject,
+  startTestServer,
+  TestServer,
+  testServer
+} from "../support/TestServer.ts"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -43,6 +53,78 @@ const apiError = async (promise: Promise<unknown>) => {
 /** The shared `eventuallyDefined`, for a plain probe and a promise. */
 const eventually = <A>(what: string, probe: () => A | undefined): Promise<A> =>
   Effect.runPromise(eventuallyDefined(what, Effect.sync(probe)))
+
+/** Reads a stream a step at a time, with a limit on each wait, and says when nothing comes. */
+const eventsOf = (stream: EventStream) => {
+  let pending: Promise<IteratorResult<StreamEvent, void>> | undefined
+  const within = async (ms: number): Promise<IteratorResult<StreamEvent, void> | "nothing"> => {
+    pending ??= stream.next()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const result: IteratorResult<StreamEvent, void> | "nothing" = await Promise.race([pending, new Promise<"nothing">((resolve) => (timer = setTimeout(() => resolve("nothing"), ms)))])
+    clearTimeout(timer)
+    if (result !== "nothing") pending = undefined
+    return result
+  }
+  return {
+    /** The next `count` events; fails when they take longer than `ms` each, or the stream ends first. */
+    take: async (count: number, ms = 15_000): Promise<Array<StreamEvent>> => {
+      const taken: Array<StreamEvent> = []
+      while (taken.length < count) {
+        const result = await within(ms)
+        if (result === "nothing") throw new Error(`waited for ${count} events, got ${JSON.stringify(taken)}`)
+        if (result.done) throw new Error(`the stream ended after ${JSON.stringify(taken)}`)
+        taken.push(result.value)
+      }
+      return taken
+    },
+    /** What comes within `ms`: nothing, when the stream gave everything it had. */
+    after: async (ms: number) => {
+      const result = await within(ms)
+      return result === "nothing" ? "nothing" : result.done ? "ended" : result.value
+    }
+  }
+}
+
+/**
+ * A client whose stream connections are watched: each one's Last-Event-ID and answer, and every
+ * reconnect it announces. `hold` makes new connections wait until it resolves.
+ */
+const watchedClient = (options: ClientOptions) => {
+  const connections: Array<{ lastEventId: string | null; ticketToken: string | null; status?: number }> = []
+  const retries: Array<RetryInfo> = []
+  const gate: { hold: Promise<void> | undefined } = { hold: undefined }
+  const client = createClient({
+    retryBaseDelayMs: 50,
+    onRetry: (retry) => retries.push(retry),
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers)
+      if (headers.get("accept") !== "text/event-stream") return fetch(input, init)
+      await gate.hold
+      const connection: { lastEventId: string | null; ticketToken: string | null; status?: number } = {
+        lastEventId: headers.get("last-event-id"),
+        ticketToken: headers.get("x-ticket-token")
+      }
+      connections.push(connection)
+      const response = await fetch(input, init)
+      connection.status = response.status
+      return response
+    },
+    ...options
+  })
+  return { client, connections, retries, gate }
+}
+
+/** What a site's backend signs for its signed-in visitor: an HS256 JWT, made here with WebCrypto. */
+const signVisitor = async (secret: string, claims: Record<string, unknown>) => {
+  const encode = (bytes: Uint8Array) =>
+    btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
+  const part = (value: unknown) => encode(new TextEncoder().encode(JSON.stringify(value)))
+  const input = `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}`
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign"
+  ])
+  return `${input}.${encode(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(input))))}`
+}
 
 /**
  * Deno before 2.9.6 sends a request once more by itself when the server drops the connection
@@ -110,7 +192,11 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       tags: ["billing", "export"],
       metadata: { plan: "pro" }
     })
-    expect(created).toEqual({ ticket_id: expect.stringMatching(uuid), ticket_number: expect.any(Number) })
+    expect(created).toEqual({
+      ticket_id: expect.stringMatching(uuid),
+      ticket_number: expect.any(Number),
+      access_token: expect.stringMatching(/^tat_/)
+    })
 
     const ticket = await support.getTicket(created.ticket_id)
     expect(ticket).toMatchObject({
@@ -121,8 +207,9 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       priority: "p2_high"
     })
     expect(Object.keys(ticket).sort()).toEqual(
-      ["category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+      ["body", "category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
     )
+    expect(ticket.body).toBe("The export button spins forever.")
 
     const first = await support.addMessage(created.ticket_id, { body: "Still broken.", contact_email: "ada@example.com" })
     const second = await support.addMessage(created.ticket_id, { body: "Now it works, thanks." })
@@ -423,6 +510,206 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       await receiver.close()
     }
   })
+
+  it("streamTicketEvents yields an agent's reply as it is sent; resumed from its id, exactly what followed", async () => {
+    const { ticket_id } = await support.createTicket({ subject: "Streamed", body: "Waiting for an answer" })
+    const reply = (body: string) =>
+      operator((admin) => admin.admin.addAgentMessage({ params: { pid: project.projectId, id: ticket_id }, payload: { body } }))
+    const controller = new AbortController()
+    const { client, connections } = watchedClient({ apiKey: project.key, baseUrl: service.baseUrl })
+    const live = eventsOf(client.streamTicketEvents(ticket_id, { signal: controller.signal }))
+    const first = live.take(1)
+    await eventually("the stream to be open", () => connections.find((c) => c.status === 200))
+    const { message_id } = await reply("Have you tried turning it off and on again?")
+    const [answered] = await first
+    expect(answered).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      event: "ticket_replied",
+      data: {
+        event: "ticket_replied",
+        timestamp: expect.any(String),
+        data: expect.objectContaining({
+          id: ticket_id,
+          project_id: project.projectId,
+          message_id,
+          author_type: "agent",
+          body: "Have you tried turning it off and on again?"
+        })
+      }
+    })
+    // the consumer is done: the signal ends the iteration, without an error
+    controller.abort()
+    expect(await live.after(5_000)).toBe("ended")
+
+    // two more while nobody listens; resumed after the first, the stream gives exactly those two
+    const second = await reply("Second")
+    const third = await reply("Third")
+    const resumedControl = new AbortController()
+    const resumed = eventsOf(
+      client.streamTicketEvents(ticket_id, { lastEventId: answered!.id!, signal: resumedControl.signal })
+    )
+    const missed = await resumed.take(2)
+    expect(missed.map((e) => [e.event, (e.data as any).data.message_id])).toEqual([
+      ["ticket_replied", second.message_id],
+      ["ticket_replied", third.message_id]
+    ])
+    expect(missed.map((e) => Number(e.id))).toEqual([...missed.map((e) => Number(e.id))].sort((a, b) => a - b))
+    expect(Number(missed[0]!.id)).toBeGreaterThan(Number(answered!.id))
+    expect(connections.at(-1)!.lastEventId).toBe(answered!.id)
+    expect(await resumed.after(500)).toBe("nothing")
+    // and it goes on live
+    const fourth = await reply("Fourth")
+    expect((await resumed.take(1)).map((e) => (e.data as any).data.message_id)).toEqual([fourth.message_id])
+    resumedControl.abort()
+    expect(await resumed.after(5_000)).toBe("ended")
+
+    // leaving a for-await loop closes the stream too
+    const seen: Array<string> = []
+    const looping = (async () => {
+      for await (const event of client.streamTicketEvents(ticket_id, { lastEventId: answered!.id! })) {
+        seen.push(event.id!)
+        if (seen.length === 3) break
+      }
+    })()
+    await looping
+    expect(seen).toEqual([...missed.map((e) => e.id), expect.any(String)])
+  })
+
+  it("streams: reset when the id cannot be resumed from; a 400, 401 or 404 ends the iteration with an ApiError, unretried", async () => {
+    const { ticket_id } = await support.createTicket({ subject: "Reset", body: "x" })
+    const controller = new AbortController()
+    const { client, connections, retries } = watchedClient({ apiKey: project.key, baseUrl: service.baseUrl })
+    const stream = eventsOf(client.streamTicketEvents(ticket_id, { lastEventId: "999999999999", signal: controller.signal }))
+    const [reset] = await stream.take(1)
+    expect(reset).toEqual({ id: undefined, event: "reset", data: { reason: expect.any(String) } })
+    // what follows comes as usual
+    const { message_id } = await operator((admin) =>
+      admin.admin.addAgentMessage({ params: { pid: project.projectId, id: ticket_id }, payload: { body: "After the reset" } }))
+    expect(((await stream.take(1))[0]!.data as any).data.message_id).toBe(message_id)
+    controller.abort()
+
+    const final = async (stream: EventStream) => {
+      const before = connections.length
+      const error = await rejection(stream.next())
+      expect(error).toBeInstanceOf(ApiError)
+      expect(connections.length - before).toBe(1)
+      return error as ApiError
+    }
+    expect(await final(client.streamTicketEvents(ticket_id, { lastEventId: "yesterday" }))).toMatchObject({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: "Last-Event-ID must be the id of an event this stream sent"
+    })
+    expect(await final(client.streamTicketEvents(crypto.randomUUID()))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+    const stranger = watchedClient({ apiKey: "tf_unknown", baseUrl: service.baseUrl })
+    expect(await rejection(stranger.client.streamEvents().next())).toMatchObject({ status: 401, code: "UNAUTHORIZED" })
+    expect(stranger.connections).toHaveLength(1)
+    expect(retries).toEqual([])
+  })
+
+  it("a widget key reads, answers and streams its ticket with the access token; without it 403, with another's 404", async () => {
+    const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
+    const created = await widget.createTicket({ subject: "From the widget", body: "Where is my order?", source: "widget" })
+    const other = await widget.createTicket({ subject: "Someone else's", body: "x", source: "widget" })
+    const ticketToken = created.access_token
+    expect(ticketToken).toMatch(/^tat_/)
+    expect(await widget.getTicket(created.ticket_id, { ticketToken })).toMatchObject({
+      ticket_id: created.ticket_id,
+      subject: "From the widget",
+      body: "Where is my order?",
+      messages: []
+    })
+    expect(await apiError(widget.getTicket(created.ticket_id))).toMatchObject({ status: 403, code: "FORBIDDEN" })
+    expect(await apiError(widget.getTicket(created.ticket_id, { ticketToken: other.access_token }))).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND"
+    })
+    expect(await apiError(widget.addMessage(created.ticket_id, { body: "Any news?" }))).toMatchObject({ status: 403 })
+    const { message_id } = await widget.addMessage(created.ticket_id, { body: "Any news?" }, { ticketToken })
+
+    // the stream: refused at once without the token, and with another ticket's
+    const { client, connections, retries } = watchedClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl })
+    expect(await rejection(client.streamTicketEvents(created.ticket_id).next())).toMatchObject({ status: 403, code: "FORBIDDEN" })
+    expect(await rejection(client.streamTicketEvents(created.ticket_id, { ticketToken: other.access_token }).next()))
+      .toMatchObject({ status: 404, code: "NOT_FOUND" })
+    expect(connections.map((c) => c.status)).toEqual([403, 404])
+    expect(retries).toEqual([])
+
+    // with it: the agent's answer as it comes, with the agent's name on the read
+    const agent = await operator((admin) =>
+      admin.admin.createAgent({ params: { pid: project.projectId }, payload: { email: "sam@desk.example.com", name: "Sam" } }))
+    const controller = new AbortController()
+    const stream = eventsOf(client.streamTicketEvents(created.ticket_id, { ticketToken, signal: controller.signal }))
+    const next = stream.take(1)
+    await eventually("the stream to be open", () => connections.find((c) => c.status === 200))
+    expect(connections.at(-1)!.ticketToken).toBe(ticketToken)
+    const answer = await operator((admin) =>
+      admin.admin.addAgentMessage({
+        params: { pid: project.projectId, id: created.ticket_id },
+        payload: { body: "It ships tomorrow.", author_email: agent.email }
+      }))
+    const [event] = await next
+    expect(event).toMatchObject({ event: "ticket_replied", data: { data: { message_id: answer.message_id, author_type: "agent" } } })
+    controller.abort()
+    const read = await widget.getTicket(created.ticket_id, { ticketToken })
+    expect(read.messages.map((m) => [m.id, m.author_type, m.author_name, m.body])).toEqual([
+      [message_id, "contact", null, "Any news?"],
+      [answer.message_id, "agent", "Sam", "It ships tomorrow."]
+    ])
+  })
+
+  it("a verified visitor (visitorToken) lists, reads and streams their tickets, and claims one filed before signing in", async () => {
+    const { identity_secret } = await operator((admin) =>
+      admin.admin.createIdentitySecret({ params: { pid: project.projectId } }))
+    const exp = Math.floor(Date.now() / 1000) + 3600
+    const visitorToken = await signVisitor(identity_secret, { sub: "user-42", email: "kim@example.com", name: "Kim", exp })
+    const visitor = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, visitorToken, maxRetries: 0 })
+    const anonymous = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
+
+    const mine = await visitor.createTicket({ subject: "Signed in", body: "From the laptop" })
+    const before = await anonymous.createTicket({ subject: "Before signing in", body: "Hello" })
+    expect((await visitor.listVisitorTickets()).tickets.map((t) => t.ticket_id)).toEqual([mine.ticket_id])
+    // no ticket token needed: the visitor filed it
+    expect((await visitor.getTicket(mine.ticket_id)).body).toBe("From the laptop")
+    await visitor.addMessage(mine.ticket_id, { body: "And from the phone" })
+
+    expect(await visitor.claimTicket(before.ticket_id, before.access_token)).toEqual({ ticket_id: before.ticket_id })
+    const page = await visitor.listVisitorTickets({ limit: 1 })
+    expect(page.tickets.map((t) => t.ticket_id)).toEqual([before.ticket_id])
+    const rest = await visitor.listVisitorTickets({ limit: 1, cursor: page.next_cursor! })
+    expect(rest).toEqual({ tickets: [expect.objectContaining({ ticket_id: mine.ticket_id })], next_cursor: null })
+    // a call's own token, on a client without one
+    expect((await anonymous.listVisitorTickets({ visitorToken })).tickets).toHaveLength(2)
+    expect(await rejection(anonymous.listVisitorTickets())).toBeInstanceOf(TypeError)
+    expect(await rejection(anonymous.claimTicket(before.ticket_id, before.access_token))).toBeInstanceOf(TypeError)
+
+    // someone else, verified too, sees none of it; a token of another secret is a 401
+    const someoneElse = createClient({
+      apiKey: project.widgetKey,
+      baseUrl: service.baseUrl,
+      visitorToken: await signVisitor(identity_secret, { sub: "user-7", exp }),
+      maxRetries: 0
+    })
+    expect((await someoneElse.listVisitorTickets()).tickets).toEqual([])
+    expect(await apiError(someoneElse.getTicket(mine.ticket_id))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+    const forged = createClient({
+      apiKey: project.widgetKey,
+      baseUrl: service.baseUrl,
+      visitorToken: await signVisitor("not the secret", { sub: "user-42", exp })
+    })
+    expect(await apiError(forged.listVisitorTickets())).toMatchObject({ status: 401, code: "UNAUTHORIZED" })
+
+    // the visitor's stream of their own ticket
+    const { client, connections } = watchedClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, visitorToken })
+    const controller = new AbortController()
+    const stream = eventsOf(client.streamTicketEvents(before.ticket_id, { signal: controller.signal }))
+    const next = stream.take(1)
+    await eventually("the stream to be open", () => connections.find((c) => c.status === 200))
+    const { message_id } = await operator((admin) =>
+      admin.admin.addAgentMessage({ params: { pid: project.projectId, id: before.ticket_id }, payload: { body: "Hi Kim" } }))
+    expect(((await next)[0]!.data as any).data.message_id).toBe(message_id)
+    controller.abort()
+  })
 })
 
 describe("retries, against a stub", () => {
@@ -618,6 +905,90 @@ describe("retries, against a stub", () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it("a stream reconnects after a 503, a 429 and each end of the stream, resuming from the last id, until a 401", async () => {
+    const sse = (body: string): StubAnswer => ({ status: 200, headers: { "content-type": "text/event-stream" }, body })
+    const server = await stub((n) =>
+      n === 1
+        ? unavailable
+        : n === 2
+        ? sse('id: 1\r\nevent: a\r\ndata: {"n":1}\r\n\r\n: keep-alive\r\n\r\nid: 2\nevent: b\ndata: {"n":\ndata: 2}\n\n')
+        : n === 3
+        ? rateLimited({ "retry-after": "0" })
+        : n === 4
+        ? sse('event: reset\rdata: {"reason":"too old"}\r\rid: 3\revent: c\rdata: not json\r\r')
+        : { status: 401, body: { error: { code: "UNAUTHORIZED", message: "the key was revoked" } } }
+    )
+    const retries: Array<RetryInfo> = []
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, retryBaseDelayMs: 40, onRetry: (r) => retries.push(r) })
+    const seen: Array<StreamEvent> = []
+    const ended = await rejection((async () => {
+      for await (const event of client.streamEvents({ lastEventId: "0" })) seen.push(event)
+    })())
+    expect(ended).toMatchObject({ status: 401, code: "UNAUTHORIZED", message: "the key was revoked" })
+    expect(seen).toEqual([
+      { id: "1", event: "a", data: { n: 1 } },
+      { id: "2", event: "b", data: { n: 2 } },
+      { id: undefined, event: "reset", data: { reason: "too old" } },
+      { id: "3", event: "c", data: "not json" }
+    ])
+    expect(server.requests.map((r) => [r.path, r.headers["last-event-id"], r.headers.accept])).toEqual([
+      ["/v1/events", "0", "text/event-stream"],
+      ["/v1/events", "0", "text/event-stream"],
+      ["/v1/events", "2", "text/event-stream"],
+      ["/v1/events", "2", "text/event-stream"],
+      ["/v1/events", "3", "text/event-stream"]
+    ])
+    expect(server.requests.every((r) => r.headers.authorization === "Bearer tf_stub")).toBe(true)
+    expect(retries.map((r) => [r.attempt, r.error.constructor.name])).toEqual([
+      [2, "ApiError"],
+      [3, "NetworkError"],
+      [4, "ApiError"],
+      [5, "NetworkError"]
+    ])
+    expect(retries[1]!.error.message).toContain("ended the stream")
+    // the backoff starts again after each connection that was answered with a stream: a first
+    // window each time (20..40 ms); the 429's Retry-After is what it waits
+    expect(retries.map((r) => r.delayMs)).toEqual([
+      expect.toSatisfy((d: number) => d >= 20 && d <= 40),
+      expect.toSatisfy((d: number) => d >= 20 && d <= 40),
+      0,
+      expect.toSatisfy((d: number) => d >= 20 && d <= 40)
+    ])
+  })
+
+  it("a stream: no answer within timeoutMs is retried with a growing backoff; the signal ends it, while connecting or waiting", async () => {
+    const server = await stub(() => "hang")
+    const retries: Array<RetryInfo> = []
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, retryBaseDelayMs: 20, onRetry: (r) => retries.push(r) })
+    const controller = new AbortController()
+    const iteration = client.streamEvents({ signal: controller.signal, timeoutMs: 200 }).next()
+    await eventually("three timeouts", () => retries[2])
+    expect(retries.every((r) => r.error instanceof TimeoutError)).toBe(true)
+    expect(retries.map((r) => r.delayMs)).toEqual([
+      expect.toSatisfy((d: number) => d >= 10 && d <= 20),
+      expect.toSatisfy((d: number) => d >= 20 && d <= 40),
+      expect.toSatisfy((d: number) => d >= 40 && d <= 80)
+    ])
+    controller.abort()
+    expect(await iteration).toEqual({ done: true, value: undefined })
+
+    // aborted while it waits to reconnect
+    const waiting = await stub(() => rateLimited({ "retry-after": "30" }))
+    const patient = createClient({ apiKey: "tf_stub", baseUrl: waiting.url, onRetry: (r) => retries.push(r) })
+    const giveUp = new AbortController()
+    const before = retries.length
+    const pending = patient.streamEvents({ signal: giveUp.signal }).next()
+    await eventually("the wait to start", () => retries[before])
+    expect(retries[before]!.delayMs).toBe(30_000)
+    giveUp.abort()
+    expect(await pending).toEqual({ done: true, value: undefined })
+    expect(waiting.requests).toHaveLength(1)
+    // an answer that is not a stream is not one to wait for
+    const html = await stub(() => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>portal</html>" }))
+    const portal = createClient({ apiKey: "tf_stub", baseUrl: html.url })
+    expect(await rejection(portal.streamEvents().next())).toMatchObject({ status: 200, code: "UNEXPECTED_RESPONSE" })
+  })
+
   it("refuses bad settings at once", () => {
     expect(() => createClient({ apiKey: "", baseUrl: "http://127.0.0.1" })).toThrow("apiKey is required")
     expect(() => createClient({ apiKey: "tf_x", baseUrl: "support.example.com" })).toThrow("baseUrl")
@@ -637,4 +1008,70 @@ describe("retries, against a stub", () => {
     expect(message!.headers["content-type"]).toBe("application/json")
     expect(JSON.parse(message!.body)).toEqual({ body: "hi" })
   })
+})
+
+describe.each(databaseKinds)("an event stream while the service restarts, on %s", (kind) => {
+  it("reconnects by itself when the service ends the stream, and resumes with exactly what it missed", async () => {
+    // the database outlives both instances; the second listens on the first one's port
+    const database = Effect.runSync(Scope.make())
+    const instances: Array<ManagedRuntime.ManagedRuntime<any, any>> = []
+    const start = async (env: Record<string, string>, port?: number) => {
+      const runtime = ManagedRuntime.make(testServer(kind, {}, env, { port }))
+      instances.push(runtime)
+      return { runtime, server: await runtime.runPromise(Effect.service(TestServer)) }
+    }
+    try {
+      const env = await Effect.runPromise(freshDatabase(kind).pipe(Scope.provide(database)))
+      const first = await start(env)
+      const baseUrl = first.server.baseUrl
+      const { key } = await first.runtime.runPromise(createProject(first.server))
+      const support = createClient({ apiKey: key, baseUrl })
+      const { client, connections, retries, gate } = watchedClient({ apiKey: key, baseUrl })
+      const controller = new AbortController()
+      const stream = eventsOf(client.streamEvents({ signal: controller.signal }))
+      const created = (events: ReadonlyArray<StreamEvent>) => events.map((e) => [e.event, (e.data as any).data.id])
+
+      const firstEvent = stream.take(1)
+      await eventually("the stream to be open", () => connections.find((c) => c.status === 200))
+      const one = await support.createTicket({ subject: "Before the restart", body: "x" })
+      const [seen] = await firstEvent
+      expect(created([seen!])).toEqual([["ticket_created", one.ticket_id]])
+
+      // the instance stops while the stream is read on (as a loop waits for its next event): the
+      // stream ends from the service's side, and the client connects again by itself
+      const missedEvents = stream.take(2, 60_000)
+      await first.runtime.dispose()
+      await eventually("a reconnect refused while nothing listens", () =>
+        retries.length >= 2 ? retries : undefined)
+      expect(retries[0]!.error).toBeInstanceOf(NetworkError)
+      expect(retries[0]!.error.message).toContain("ended the stream")
+      expect(retries[1]!.error).toBeInstanceOf(NetworkError)
+
+      // while the client is held back, the next instance starts and two tickets are filed
+      let release!: () => void
+      gate.hold = new Promise<void>((resolve) => (release = resolve))
+      const second = await start(env, Number(new URL(baseUrl).port))
+      expect(second.server.baseUrl).toBe(baseUrl)
+      const two = await support.createTicket({ subject: "While it was away", body: "x" })
+      const three = await support.createTicket({ subject: "Also while away", body: "x" })
+      gate.hold = undefined
+      release()
+
+      const missed = await missedEvents
+      expect(created(missed)).toEqual([["ticket_created", two.ticket_id], ["ticket_created", three.ticket_id]])
+      const resumedWith = connections.filter((c) => c.status === 200)
+      expect(resumedWith.map((c) => c.lastEventId)).toEqual([null, seen!.id])
+      const four = await support.createTicket({ subject: "After the restart", body: "x" })
+      expect(created(await stream.take(1))).toEqual([["ticket_created", four.ticket_id]])
+      // nothing twice, nothing more
+      expect(await stream.after(500)).toBe("nothing")
+      const ids = [seen!, ...missed].map((e) => Number(e.id))
+      expect(ids).toEqual([...ids].sort((a, b) => a - b))
+      controller.abort()
+      expect(await stream.after(5_000)).toBe("ended")
+    } finally {
+      for (const runtime of instances.reverse()) await runtime.dispose()
+      await Effect.runPromise(Scope.close(database, Exit.void))
+    }
+  }, 120_000)
 })

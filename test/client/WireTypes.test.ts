@@ -7,6 +7,7 @@ import type { ArticleSearchResults, PublicArticle } from "../../src/Domain/Artic
 import type { SearchTypes, UnifiedSearchResults } from "../../src/Domain/Search.ts"
 import type {
   AddMessageInput,
+  ClaimedTicket,
   ContactTicketList,
   CreateTicketInput,
   Message,
@@ -27,6 +28,7 @@ describe("the client's wire types are the service's", () => {
     expectTypeOf<Client.Message>().toEqualTypeOf<typeof Message.Type>()
     expectTypeOf<Client.CreatedTicket>().toEqualTypeOf<typeof TicketCreated.Type>()
     expectTypeOf<Client.AddedMessage>().toEqualTypeOf<typeof MessageCreated.Type>()
+    expectTypeOf<Client.ClaimedTicket>().toEqualTypeOf<typeof ClaimedTicket.Type>()
     expectTypeOf<Client.ArticleSearchResponse>().toEqualTypeOf<ArticleSearchResults>()
     expectTypeOf<Client.PublicArticle>().toEqualTypeOf<PublicArticle>()
     expectTypeOf<Client.SearchResponse>().toEqualTypeOf<typeof UnifiedSearchResults.Type>()

@@ -3,6 +3,7 @@
 import {
   ApiError,
   createClient,
+  type StreamEvent,
   type SupportClient,
   type Ticket,
   verifyWebhook,
@@ -24,4 +25,16 @@ export const read = async (id: string): Promise<string> => {
 export const subjectOf = async (body: string, signature: string | null): Promise<string | undefined> => {
   const event: WebhookEvent = await verifyWebhook({ secret: "whsec_x", body, signature })
   return event.event === "ticket_created" ? event.data.subject : undefined
+}
+
+/** A widget's loop: the agents' replies of one ticket, as they come, until the page leaves. */
+export const follow = async (id: string, ticketToken: string, signal: AbortSignal): Promise<Array<string>> => {
+  const replies: Array<string> = []
+  for await (const event of support.streamTicketEvents(id, { ticketToken, signal })) {
+    const seen: StreamEvent = event
+    if (seen.event === "reset") replies.length = 0
+    else if (seen.event === "ticket_replied") replies.push((seen.data as WebhookEvent).event)
+    if (seen.id !== undefined && replies.length > 10) break
+  }
+  return replies
 }
