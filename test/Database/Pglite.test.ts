@@ -47,7 +47,10 @@ describe("the embedded database", () => {
         { migration_id: 9, name: "room_for_updates" },
         { migration_id: 11, name: "idempotency_per_key" },
         { migration_id: 12, name: "sender_verified" },
-        { migration_id: 13, name: "events" }
+        { migration_id: 13, name: "events" },
+        { migration_id: 14, name: "event_positions" },
+        { migration_id: 15, name: "key_limits_and_identity" },
+        { migration_id: 16, name: "ticket_visitors" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

@@ -414,6 +414,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           project_id: projectId,
           message_id: first.body.message_id,
           author_type: "contact",
+          author_name: null,
           body: "first",
           contact_email: "c@example.com",
           created_at: replied.data.created_at

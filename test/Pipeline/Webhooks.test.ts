@@ -252,6 +252,7 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           project_id: pid,
           message_id: reply.message_id,
           author_type: "contact",
+          author_name: null,
           body: "More details",
           contact_email: "five@example.com",
           created_at: byKind.ticket_replied.timestamp

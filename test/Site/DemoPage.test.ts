@@ -63,11 +63,13 @@ describe("the demo page at / on the embedded database", () => {
           server.request("GET", `/v1/admin/projects/${demo.projectId}/tickets/${id}`, { key: adminToken })
         )
         expect([asOperator.status, asOperator.body.sender_verified]).toEqual([200, false])
+        const proof = { "x-ticket-token": filed.body.access_token as string }
         const answers = yield* Effect.promise(async () => ({
           articles: (await server.request("GET", "/v1/articles/search?q=password", { key })).status,
-          read: (await server.request("GET", `/v1/tickets/${id}?contact_email=${encodeURIComponent(email)}`, { key })).status,
-          answered: (await server.request("POST", `/v1/tickets/${id}/messages`, { key, body: { body: "More", contact_email: email } })).status,
-          readWithoutEmail: (await server.request("GET", `/v1/tickets/${id}`, { key })).status,
+          read: (await server.request("GET", `/v1/tickets/${id}`, { key, headers: proof })).status,
+          answered: (await server.request("POST", `/v1/tickets/${id}/messages`, { key, headers: proof, body: { body: "More" } })).status,
+          readWithOnlyTheEmail: (await server.request("GET", `/v1/tickets/${id}?contact_email=${encodeURIComponent(email)}`, { key }))
+            .status,
           list: (await server.request("GET", `/v1/tickets?contact_email=${encodeURIComponent(email)}`, { key })).status,
           search: (await server.request("GET", "/v1/search?q=password", { key })).status,
           operator: (await server.request("GET", "/v1/admin/projects", { key })).status
@@ -76,7 +78,7 @@ describe("the demo page at / on the embedded database", () => {
           articles: 200,
           read: 200,
           answered: 201,
-          readWithoutEmail: 403,
+          readWithOnlyTheEmail: 403,
           list: 403,
           search: 403,
           operator: 401
