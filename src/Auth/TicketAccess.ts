@@ -34,9 +34,7 @@ export class TicketAccess extends Context.Service<TicketAccess, {
     TicketAccess,
     Effect.gen(function*() {
       const repo = yield* ProjectsRepo
-      const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
-      // read once at start, outside any request: no trace of its own
-      return accessFor(yield* repo.keepSetting(settingName, fresh).pipe(Effect.withTracerEnabled(false)))
+      return accessFor(yield* repo.keepSecret(settingName))
     })
   ).pipe(Layer.provide(ProjectsRepo.layer))
 

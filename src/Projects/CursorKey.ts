@@ -29,9 +29,7 @@ export class CursorKey extends Context.Service<CursorKey, CursorSigner>()("app/P
     CursorKey,
     Effect.gen(function*() {
       const repo = yield* ProjectsRepo
-      const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
-      // read once at start, outside any request: no trace of its own
-      return signerFor(yield* repo.keepSetting(settingName, fresh).pipe(Effect.withTracerEnabled(false)))
+      return signerFor(yield* repo.keepSecret(settingName))
     })
   ).pipe(Layer.provide(ProjectsRepo.layer))
 

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Buffer } from "node:buffer"
 import { SqlClient } from "effect/sql"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
@@ -184,6 +185,16 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       )
     }
 
+    /**
+     * A key of the service's own (32 random bytes), made by whichever instance starts first and
+     * kept, so every instance signs and checks with the same one, across restarts. Read once at
+     * start, outside any request: no trace of its own.
+     */
+    const keepSecret = (name: string) =>
+      Effect.suspend(() =>
+        keepSetting(name, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"))
+      ).pipe(Effect.withTracerEnabled(false))
+
     return {
       findKeyByHash,
       insertProject,
@@ -200,7 +211,8 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo>()("app/Projects/
       countProjects,
       getSetting,
       putSetting,
-      keepSetting
+      keepSetting,
+      keepSecret
     }
   })
 }) {

@@ -15,7 +15,7 @@ import { SqlClient } from "effect/sql"
 import { Api } from "../../src/Api.ts"
 import { ProjectAuth } from "../../src/Auth/Api.ts"
 import { ProjectAuthLive } from "../../src/Auth/Http.ts"
-import { ApiKeyId, ProjectId, TicketId } from "../../src/Domain/Ids.ts"
+import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import { IdempotentLive } from "../../src/Idempotency/Http.ts"
 import { IdempotencyRepo, type Prior } from "../../src/Idempotency/Repo.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
@@ -25,7 +25,7 @@ import { EventLog } from "../../src/Events/EventLog.ts"
 import { TicketsHttpLive } from "../../src/Tickets/Http.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { eventually } from "../support/Eventually.ts"
-import { defaultSettings, platform, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
+import { defaultSettings, fullKeyOf, platform, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { describeNeeding, postgresMissing } from "../support/Requires.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 import { createProject, TestServer, testServer } from "../support/TestServer.ts"
@@ -81,14 +81,7 @@ describeNeeding(postgresMissing, "a repeat of an Idempotency-Key in flight on po
 
 describe("a repeat of an Idempotency-Key in flight, in memory", () => {
   const projectId = ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11")
-  const key = {
-    key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
-    project_id: projectId,
-    scope: "full",
-    rate_limit_per_minute: null,
-    identity_secret: null,
-    require_verified_visitors: false
-  } as const
+  const key = fullKeyOf(projectId)
 
   /** The repository's contract in memory: a key's lock is held until its transaction ends, answers are kept. */
   const memoryRepo = () => {

@@ -12,7 +12,7 @@ import { Api } from "../../src/Api.ts"
 import { ProjectAuth } from "../../src/Auth/Api.ts"
 import { ProjectAuthLive } from "../../src/Auth/Http.ts"
 import { NotFound } from "../../src/Domain/Errors.ts"
-import { ApiKeyId, ProjectId } from "../../src/Domain/Ids.ts"
+import { ProjectId } from "../../src/Domain/Ids.ts"
 import type { NewJob } from "../../src/Domain/Jobs.ts"
 import type { Ticket } from "../../src/Domain/Ticket.ts"
 import { IdempotentLive } from "../../src/Idempotency/Http.ts"
@@ -27,18 +27,11 @@ import { TicketsHttpLive } from "../../src/Tickets/Http.ts"
 import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/TicketsRepo.ts"
-import { defaultSettings, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
+import { defaultSettings, fullKeyOf, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
 const projectId = ProjectId.make("5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11")
-const key = {
-  key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
-  project_id: projectId,
-  scope: "full",
-  rate_limit_per_minute: null,
-  identity_secret: null,
-  require_verified_visitors: false
-} as const
+const key = fullKeyOf(projectId)
 
 const stored: Ticket = {
   ticket_id: "9d2f7a1e-6c3b-4f8e-a1d0-7b5c2e4f9a30",

@@ -2,6 +2,7 @@ import { type Context, Effect, Layer } from "effect"
 import { HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import { AdminAuth, ProjectAuth } from "../../src/Auth/Api.ts"
+import { ApiKeyId, type ProjectId } from "../../src/Domain/Ids.ts"
 import { AppConfig } from "../../src/Config.ts"
 import { Idempotent } from "../../src/Idempotency/Api.ts"
 import { testSettings } from "./Settings.ts"
@@ -17,6 +18,16 @@ export const standInMiddleware = {
   adminAuth: makeTestLayer(AdminAuth)({}),
   idempotent: Layer.succeed(Idempotent, () => Effect.die(new Error("Idempotent: not part of this test")))
 }
+
+/** A full key of `projectId` as authentication finds it, for a mock `Projects`. */
+export const fullKeyOf = (projectId: ProjectId) => ({
+  key_id: ApiKeyId.make("0e8c4bd4-7f8a-4a55-9c2a-3f1a8e0c2f10"),
+  project_id: projectId,
+  scope: "full",
+  rate_limit_per_minute: null,
+  identity_secret: null,
+  require_verified_visitors: false
+} as const)
 
 /** The service's settings as the defaults give them, for layers that read one. */
 export const defaultSettings = Layer.effect(AppConfig, testSettings({}))
