@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
+import { AttachmentsApi } from "./Attachments/Api.ts"
 import { AutomationApi } from "./Automation/Api.ts"
 import { AdminEventsApi, EventsApi } from "./Events/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
@@ -27,7 +28,7 @@ A refusal or failure is \`{"error": {"code", "message"}}\` with its status, and 
  * header and the box of its Authorize button: which credential to give, and where calls go.
  */
 export class Api extends HttpApi.make("support")
-  .add(HealthApi, TicketsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, AdminEventsApi, ObservabilityApi, SiteApi)
+  .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, AdminEventsApi, ObservabilityApi, SiteApi)
   .annotate(OpenApi.Title, "Support ticketing service")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, description)

@@ -5,6 +5,8 @@ import { AdminToken } from "./Admin/AdminToken.ts"
 import { Agents } from "./Admin/Agents.ts"
 import { AdminHttpLive } from "./Admin/Http.ts"
 import { ArticlesHttpLive } from "./Articles/Http.ts"
+import { Attachments } from "./Attachments/Attachments.ts"
+import { AttachmentsHttpLive } from "./Attachments/Http.ts"
 import { Articles } from "./Articles/Articles.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { TicketAccess } from "./Auth/TicketAccess.ts"
@@ -75,7 +77,8 @@ export const liveServices = {
   readiness: ReadinessLive,
   idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer))),
   events: withDatabase(EventLog.layer.pipe(Layer.provide([EventsRepo.layer, ReadinessLive]))),
-  ticketAccess: withDatabase(TicketAccess.layer)
+  ticketAccess: withDatabase(TicketAccess.layer),
+  attachments: withDatabase(Attachments.layer)
 }
 
 type LiveServices = typeof liveServices
@@ -113,6 +116,7 @@ const handlersOf = (services: ServiceLayers) => {
     TicketsHttpLive.pipe(
       Layer.provide([services.tickets, services.ticketAccess, services.events, projectAuth, services.idempotent])
     ),
+    AttachmentsHttpLive.pipe(Layer.provide([services.attachments, services.ticketAccess, projectAuth])),
     ArticlesHttpLive.pipe(Layer.provide([services.articles, projectAuth])),
     SearchHttpLive.pipe(Layer.provide([services.search, projectAuth])),
     AdminHttpLive.pipe(

@@ -43,6 +43,27 @@ const durationList = (name: string, fallback: string) =>
 const duration = (name: string, fallback: string) =>
   parsed(name, fallback, parseDuration, "must be one duration such as 10s")
 
+const mebibyte = 1024 * 1024
+
+/** `10MiB`, `500KiB`, `25MB` or a plain number of bytes. */
+export const parseByteSize = (text: string): number | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|k|mb|mib|m|gb|gib|g)?\s*$/i.exec(text)
+  if (match === null) return undefined
+  const unit = (match[2] ?? "b").toLowerCase()
+  const scale = unit.startsWith("g") ? 1024 * mebibyte : unit.startsWith("m") ? mebibyte : unit.startsWith("k") ? 1024 : 1
+  return Math.floor(Number(match[1]) * scale)
+}
+
+const byteSize = (name: string, fallback: string) =>
+  parsed(name, fallback, (text) => {
+    const bytes = parseByteSize(text)
+    return bytes !== undefined && bytes > 0 ? bytes : undefined
+  }, "must be a size such as 10MiB, 500KiB or a number of bytes")
+
+/** A file path setting: unset or empty is `null`. */
+const optionalPath = (name: string) =>
+  Config.option(Config.String(name)).pipe(Config.map((path) => Option.getOrNull(Option.filter(path, (p) => p.trim() !== ""))))
+
 /** An optional secret; set but empty counts as unset, as `DATABASE_URL= npm start` means. */
 const optionalSecret = (name: string) =>
   Config.option(Config.Redacted(name)).pipe(
@@ -110,6 +131,15 @@ export const settings = Config.all({
   sentryAuthToken: optionalSecret("SENTRY_AUTH_TOKEN"),
   smtpUrl: optionalSecret("SMTP_URL"),
   mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Support <support@localhost>")),
+  smtpListenPort: Config.option(Config.Port("SMTP_LISTEN_PORT")),
+  smtpListenHost: Config.String("SMTP_LISTEN_HOST").pipe(Config.withDefault("0.0.0.0")),
+  smtpTlsCert: optionalPath("SMTP_TLS_CERT"),
+  smtpTlsKey: optionalPath("SMTP_TLS_KEY"),
+  mailMaxBytes: byteSize("MAIL_MAX_BYTES", "36MiB"),
+  mailSenderLimitPerHour: Config.Int("MAIL_SENDER_LIMIT_PER_HOUR").pipe(Config.withDefault(20)),
+  attachmentMaxBytes: byteSize("ATTACHMENT_MAX_BYTES", "10MiB"),
+  attachmentsMaxBytesPerMessage: byteSize("ATTACHMENTS_MAX_BYTES_PER_MESSAGE", "25MiB"),
+  attachmentsMaxBytesPerTicket: byteSize("ATTACHMENTS_MAX_BYTES_PER_TICKET", "100MiB"),
   webhookAllowPrivateTargets: Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS")),
   duplicateThreshold: Config.Number("DUPLICATE_THRESHOLD").pipe(Config.withDefault(0.6)),
   jobConcurrency: parsed(
@@ -174,6 +204,20 @@ export interface Settings {
   readonly sentryAuthToken: Option.Option<Redacted.Redacted>
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   readonly mailFrom: string
+  /** the SMTP listener's port for inbound mail; unset, no listener */
+  readonly smtpListenPort: Option.Option<number>
+  readonly smtpListenHost: string
+  /** PEM files: with both, the listener offers STARTTLS */
+  readonly smtpTlsCert: string | null
+  readonly smtpTlsKey: string | null
+  /** the largest inbound mail taken, over SMTP or HTTP, encoded as it arrives */
+  readonly mailMaxBytes: number
+  /** new tickets one sender may file by mail in a project in an hour; answers to a ticket do not count */
+  readonly mailSenderLimitPerHour: number
+  /** the largest file taken, from mail, upload or widget */
+  readonly attachmentMaxBytes: number
+  readonly attachmentsMaxBytesPerMessage: number
+  readonly attachmentsMaxBytesPerTicket: number
   /** unset: allowed on the embedded database, refused on a PostgreSQL server */
   readonly webhookAllowPrivateTargets: Option.Option<boolean>
   readonly duplicateThreshold: number

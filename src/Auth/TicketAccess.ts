@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { Buffer } from "node:buffer"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type { TicketId } from "../Domain/Ids.ts"
+import type { TicketGuard } from "../Domain/Ticket.ts"
 import { ProjectsRepo } from "../Projects/Repo.ts"
 
 const settingName = "ticket_access_key"
@@ -24,6 +25,29 @@ const accessFor = (secret: string) => {
     }
   }
 }
+
+/** The caller of a request, as far as reaching a ticket goes. */
+export interface Caller {
+  readonly scope: "full" | "widget"
+  readonly visitor?: { readonly sub: string } | undefined
+}
+
+/**
+ * Who may reach a ticket: a full key any of its project's, for the contact it names if it names
+ * one; a widget key the ones its browser filed (the access token) or its verified visitor's,
+ * since the id and an address are things anyone may know.
+ */
+export const ticketGuard = (
+  access: TicketAccess["Service"],
+  caller: Caller,
+  ticketToken: string | undefined,
+  contactEmail?: string | null | undefined
+): TicketGuard =>
+(owner) =>
+  (contactEmail == null || owner.senderEmail === contactEmail) &&
+  (caller.scope === "full" ||
+    access.grants(owner.ticketId, ticketToken) ||
+    (caller.visitor !== undefined && owner.visitorSub === caller.visitor.sub))
 
 /** The secrets that let the browser which filed a ticket with a widget key read, answer and stream it. */
 export class TicketAccess extends Context.Service<TicketAccess, {

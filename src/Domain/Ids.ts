@@ -26,6 +26,8 @@ export const DeliveryId = uuid("delivery not found").pipe(Schema.brand("Delivery
 export type DeliveryId = typeof DeliveryId.Type
 export const RuleId = uuid("automation rule not found").pipe(Schema.brand("RuleId"))
 export type RuleId = typeof RuleId.Type
+export const AttachmentId = uuid("attachment not found").pipe(Schema.brand("AttachmentId"))
+export type AttachmentId = typeof AttachmentId.Type
 
 /*
  * The same ids as a uuid column gives them back, for row schemas: branded without the check,
@@ -42,6 +44,7 @@ export const ApiKeyIdFromRow = Schema.String.pipe(Schema.brand("ApiKeyId"))
 export const WebhookIdFromRow = Schema.String.pipe(Schema.brand("WebhookId"))
 export const DeliveryIdFromRow = Schema.String.pipe(Schema.brand("DeliveryId"))
 export const RuleIdFromRow = Schema.String.pipe(Schema.brand("RuleId"))
+export const AttachmentIdFromRow = Schema.String.pipe(Schema.brand("AttachmentId"))
 
 const pathParams = new Map<Schema.Top, Schema.Codec<string, string>>()
 

@@ -17,7 +17,18 @@ import {
   Tags,
   Uuid
 } from "./Fields.ts"
+import { Attachment, AttachmentIds } from "./Attachment.ts"
 import { pathParam, TicketId } from "./Ids.ts"
+
+/** Whose a ticket is, for a caller to decide whether it may see it. */
+export interface TicketOwner {
+  readonly ticketId: TicketId
+  readonly senderEmail: string | null
+  readonly visitorSub: string | null
+}
+
+/** Whether the caller may see and answer the ticket; one that may not learns nothing, not even that it exists. */
+export type TicketGuard = (owner: TicketOwner) => boolean
 
 const bodyMustBeObject = { message: "request body must be a JSON object" }
 
@@ -29,7 +40,8 @@ export const CreateTicketInput = Schema.Struct({
   priority: optional(Priority),
   source: optional(Source),
   tags: optional(Tags),
-  metadata: optional(Metadata)
+  metadata: optional(Metadata),
+  attachment_ids: optional(AttachmentIds)
 }).annotate({ ...bodyMustBeObject, identifier: "CreateTicketInput" })
 export type CreateTicketInput = typeof CreateTicketInput.Type
 
@@ -52,7 +64,8 @@ export const Message = Schema.Struct({
   /** the agent's display name on an agent's message; null otherwise */
   author_name: Schema.NullOr(Schema.String),
   body: Schema.String,
-  created_at: Schema.String
+  created_at: Schema.String,
+  attachments: Schema.Array(Attachment)
 }).annotate({ identifier: "Message" })
 export type Message = typeof Message.Type
 
@@ -62,6 +75,8 @@ export const Ticket = Schema.Struct({
   subject: Schema.String,
   /** the opening message, as filed */
   body: Schema.String,
+  /** the opening message's files */
+  attachments: Schema.Array(Attachment),
   status: Status,
   priority: Priority,
   category: Schema.NullOr(Category),
@@ -73,7 +88,8 @@ export type Ticket = typeof Ticket.Type
 
 export const AddMessageInput = Schema.Struct({
   body: RequiredText("body", 50_000),
-  contact_email: optional(Email("contact_email"))
+  contact_email: optional(Email("contact_email")),
+  attachment_ids: optional(AttachmentIds)
 }).annotate({ ...bodyMustBeObject, identifier: "AddMessageInput" })
 export type AddMessageInput = typeof AddMessageInput.Type
 
@@ -182,7 +198,8 @@ export type UpdateTicketInput = typeof UpdateTicketInput.Type
 export const AgentMessageInput = Schema.Struct({
   body: RequiredText("body", 50_000),
   author_email: optional(Email("author_email")),
-  internal: optional(Schema.Boolean.annotate({ message: "internal must be true or false" }))
+  internal: optional(Schema.Boolean.annotate({ message: "internal must be true or false" })),
+  attachment_ids: optional(AttachmentIds)
 }).annotate({ ...bodyMustBeObject, identifier: "AgentMessageInput" })
 export type AgentMessageInput = typeof AgentMessageInput.Type
 
@@ -222,7 +239,7 @@ const TicketListQueryStruct = Schema.Struct(TicketListQuery)
 export type TicketListQuery = typeof TicketListQueryStruct.Type
 
 export const TicketListItem = Schema.Struct({
-  ...Struct.omit(Ticket.fields, ["messages", "body"]),
+  ...Struct.omit(Ticket.fields, ["messages", "body", "attachments"]),
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
@@ -250,7 +267,7 @@ export const ContactTicketsQuery = {
 }
 
 /** A contact's ticket: the public read's fields, and whether the contact is known to have filed it. */
-export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages", "body"]), sender_verified: SenderVerified })
+export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages", "body", "attachments"]), sender_verified: SenderVerified })
   .annotate({ identifier: "ContactTicket" })
 export type ContactTicket = typeof ContactTicket.Type
 

@@ -1,6 +1,6 @@
-import { Effect } from "effect"
-import type { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { UnsupportedMediaType, ValidationError } from "../Domain/Errors.ts"
+import { ByteSize, Effect } from "effect"
+import { type HttpServerError, HttpIncomingMessage, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { PayloadTooLarge, UnsupportedMediaType, ValidationError } from "../Domain/Errors.ts"
 import { errorResponse, maxBodyBytes, tooLarge } from "./Failures.ts"
 
 /**
@@ -65,17 +65,42 @@ const mediaTypeOf = (contentType: string) => contentType.split(";", 1)[0]!.trim(
  */
 const isJson = (contentType: string | undefined) => contentType === undefined || mediaTypeOf(contentType) === "application/json"
 
+/** A route whose body is not JSON: a file or a mail, in one of `mediaTypes`, at most `maxBytes`. */
+export interface RawBody {
+  readonly mediaTypes: ReadonlyArray<string>
+  readonly maxBytes: number
+}
+
+const sizeText = (bytes: number) =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes.toLocaleString("en-US")} bytes`
+
+const rawTooLarge = (raw: RawBody) =>
+  errorResponse(new PayloadTooLarge({ message: `request body must be at most ${sizeText(raw.maxBytes)}` }))
+
+const wrongRawType = (raw: RawBody) =>
+  errorResponse(new UnsupportedMediaType({ message: `Content-Type must be ${raw.mediaTypes.join(" or ")}` }))
+
 /**
  * The body of a request that carries one, checked before anything decodes it: at most 1 MiB
  * (a declared length over it is refused before a byte is read; one cut off on the way is refused
  * by the platform's MaxBodySize, set for the server), JSON, and no deeper than `maxJsonDepth`. The
- * body is kept, so the decoder reads these same bytes again.
+ * body is kept, so the decoder reads these same bytes again. A route `rawBodyOf` names takes its
+ * own media types and size instead, and its handler reads the body as it streams in.
  */
 export const checkingBody = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  rawBodyOf: (path: string) => RawBody | undefined,
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | HttpServerError.HttpServerError, R> => {
   if (!hasBody(request.method)) return app
+  const raw = rawBodyOf(path)
+  if (raw !== undefined) {
+    if (Number(request.headers["content-length"] ?? 0) > raw.maxBytes) return Effect.succeed(rawTooLarge(raw))
+    const type = request.headers["content-type"]
+    if (type === undefined || !raw.mediaTypes.includes(mediaTypeOf(type))) return Effect.succeed(wrongRawType(raw))
+    return Effect.provideService(app, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(raw.maxBytes))
+  }
   if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) return Effect.succeed(tooLarge())
   if (!isJson(request.headers["content-type"])) return Effect.succeed(wrongType())
   return Effect.flatMap(

@@ -5,7 +5,7 @@ import { AppConfig } from "../Config.ts"
 import { DatabaseOutage } from "../Database/Outage.ts"
 import { ValidationError } from "../Domain/Errors.ts"
 import { RequestSampleRatio } from "../Observability/TraceContext.ts"
-import { checkingBody } from "./BodyLimits.ts"
+import { checkingBody, type RawBody } from "./BodyLimits.ts"
 import { type Cors, corsOf, exposedHeaders, isPreflight, preflight } from "./Cors.ts"
 import { errorResponse, failureResponse } from "./Failures.ts"
 import { recorded } from "./RequestLog.ts"
@@ -45,6 +45,19 @@ const pathOf = (url: string) => {
   return query === -1 ? url : url.slice(0, query)
 }
 
+// a form's boundaries and part headers around the file
+const formOverhead = 64 * 1024
+
+const adminUploads = /^\/v1\/admin\/projects\/[^/]+\/uploads$/
+
+/** The routes whose bodies are files or mail, and how large each may be. */
+const rawBodies = (config: AppConfig["Service"]) => {
+  const upload: RawBody = { mediaTypes: ["multipart/form-data"], maxBytes: config.attachmentMaxBytes + formOverhead }
+  const mail: RawBody = { mediaTypes: ["message/rfc822", "application/octet-stream"], maxBytes: config.mailMaxBytes }
+  return (path: string): RawBody | undefined =>
+    path === "/v1/uploads" || adminUploads.test(path) ? upload : path === "/v1/inbound/mail" ? mail : undefined
+}
+
 /**
  * The outermost layer of every request, in named steps: its request id, a preflight answered at
  * once, the body checked before anything decodes it, any failure turned into the envelope
@@ -54,7 +67,8 @@ const pathOf = (url: string) => {
 const envelope = (
   record: ReturnType<typeof recorded>,
   sampleRatio: number | undefined,
-  outage: DatabaseOutage["Service"]
+  outage: DatabaseOutage["Service"],
+  rawBodyOf: (path: string) => RawBody | undefined
 ) =>
 (app: Answer): Answer =>
   Effect.withFiber((fiber) => {
@@ -74,7 +88,7 @@ const envelope = (
     if (lacksHost(request)) return finish(noHost)
     // the lines a request writes, its log line and a failure's, name its id themselves: an
     // annotation on every request's context cost a tenth of the CPU of a /health answer
-    const served = Effect.matchCauseEffect(checkingBody(request, app), {
+    const served = Effect.matchCauseEffect(checkingBody(request, arrival.path, rawBodyOf, app), {
       onSuccess: finish,
       onFailure: (cause) => Effect.flatMap(failureResponse(cause, arrival, outage), finish)
     })
@@ -93,7 +107,8 @@ export const EnvelopeLive = HttpRouter.middleware(
     return envelope(
       recorded(config.requestLog && LogLevel.isLessThanOrEqualTo(config.logLevel, "Info")),
       sampleRatio,
-      outage
+      outage,
+      rawBodies(config)
     )
   }),
   { global: true }

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../Auth/Api.ts"
 import { requireTicketProofForWidget } from "../Auth/Scope.ts"
-import { TicketAccess } from "../Auth/TicketAccess.ts"
+import { ticketGuard, TicketAccess } from "../Auth/TicketAccess.ts"
 import { Forbidden, ValidationError } from "../Domain/Errors.ts"
 import { TicketId } from "../Domain/Ids.ts"
 import { EventLog } from "../Events/EventLog.ts"
@@ -28,21 +28,11 @@ export const TicketsHttpLive = HttpApiBuilder.group(Api, "tickets", (handlers) =
     const access = yield* TicketAccess
     const log = yield* EventLog
 
-    /**
-     * Who may reach a ticket: a full key any of its project's, for the contact it names if it
-     * names one; a widget key the ones its browser filed (the access token) or its verified
-     * visitor's, since the id and an address are things anyone may know.
-     */
     const guardFor = (
       key: CurrentKey["Service"],
       headers: { readonly "x-ticket-token"?: string | undefined },
       contactEmail: string | null | undefined
-    ): TicketGuard =>
-    (owner) =>
-      (contactEmail == null || owner.senderEmail === contactEmail) &&
-      (key.scope === "full" ||
-        access.grants(owner.ticketId, headers["x-ticket-token"]) ||
-        (key.visitor !== undefined && owner.visitorSub === key.visitor.sub))
+    ): TicketGuard => ticketGuard(access, key, headers["x-ticket-token"], contactEmail)
 
     return handlers
       .handle("create", ({ payload }) =>

@@ -1,10 +1,11 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
+import { Attachments } from "../Attachments/Attachments.ts"
 import { AppConfig } from "../Config.ts"
 import { type Cursor, type CursorScope, cursorsOf, pageOf } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
-import { type ProjectId, TicketId } from "../Domain/Ids.ts"
+import { type MessageId, type ProjectId, TicketId } from "../Domain/Ids.ts"
 import { contactNotifyJob, eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
 import type {
   AddMessageInput,
@@ -13,11 +14,13 @@ import type {
   CreateTicketInput,
   MessageCreated,
   TicketCreated,
+  TicketGuard,
   TicketList,
   TicketListQuery,
   TicketOrder,
   UpdateTicketInput
 } from "../Domain/Ticket.ts"
+import type { NewFile } from "../Domain/Attachment.ts"
 import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { CursorKey } from "../Projects/CursorKey.ts"
 import { ContactsRepo } from "./ContactsRepo.ts"
@@ -32,16 +35,19 @@ const cursorAfter = (order: TicketOrder) => ({ ticket, updatedKey }: ListedTicke
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
-/** Whose a ticket is, for a caller to decide whether it may see it. */
-export interface TicketOwner {
-  readonly ticketId: TicketId
-  readonly senderEmail: string | null
-  readonly visitorSub: string | null
+export type { TicketGuard, TicketOwner } from "../Domain/Ticket.ts"
+
+/**
+ * What a message brings besides its text: files that came with it (a mail's), and work that must
+ * commit or roll back with it (recording the mail that carried it). Uploads are named in the input.
+ */
+export interface Extras<E = never> {
+  readonly files?: ReadonlyArray<NewFile> | undefined
+  readonly within?: ((written: { readonly ticketId: TicketId; readonly messageId: MessageId | null }) => Effect.Effect<void, E>) | undefined
 }
 
-/** Whether the caller may see and answer the ticket; one that may not learns nothing, not even that it exists. */
-export type TicketGuard = (owner: TicketOwner) => boolean
-
+const hasExtras = (extras: Extras<unknown>, uploads: ReadonlyArray<string> | null | undefined) =>
+  (extras.files?.length ?? 0) > 0 || extras.within !== undefined || (uploads?.length ?? 0) > 0
 
 /** Tag names de-duplicated case-insensitively; the first spelling wins. */
 const distinctTags = (tags: ReadonlyArray<string>) => {
@@ -56,6 +62,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const messages = yield* MessagesRepo
     const contacts = yield* ContactsRepo
     const agents = yield* AgentsRepo
+    const attachments = yield* Attachments
     const cursorKey = yield* CursorKey
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
@@ -67,10 +74,23 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
      * widget key's visitor cannot): unverified ones may create a contact but never change one.
      * Left out, they are unverified, so a caller that forgets to decide trusts nobody.
      */
-    const create = Effect.fnUntraced(function*(
+    /** The files of a message and the caller's work, in the message's transaction. */
+    const withExtras = <E>(
+      projectId: ProjectId,
+      written: { readonly ticketId: TicketId; readonly messageId: MessageId | null },
+      uploads: ReadonlyArray<string> | null | undefined,
+      extras: Extras<E>
+    ) =>
+      Effect.gen(function*() {
+        if (uploads != null) yield* attachments.attachUploads(projectId, written.ticketId, written.messageId, uploads)
+        if (extras.files !== undefined) yield* attachments.storeFiles(projectId, written.ticketId, written.messageId, extras.files)
+        if (extras.within !== undefined) yield* extras.within(written)
+      })
+
+    const create = Effect.fnUntraced(function*<E = never>(
       projectId: ProjectId,
       input: CreateTicketInput,
-      options: { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } = {
+      options: { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } & Extras<E> = {
         senderVerified: false
       }
     ) {
@@ -110,10 +130,11 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           visitorSub: visitor?.sub ?? null
         }, ticketCreatedJobs(event, { errorTracker }))
         if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
+        yield* withExtras(projectId, { ticketId: id, messageId: null }, input.attachment_ids, options)
         return { ticket_id: id, ticket_number: ticketNumber } satisfies Omit<TicketCreated, "access_token">
       })
-      // a lone statement is atomic by itself; tags add statements, and so a transaction
-      return yield* (tags.length === 0 ? write : repo.withTransaction(write))
+      // a lone statement is atomic by itself; tags and files add statements, and so a transaction
+      return yield* (tags.length === 0 && !hasExtras(options, input.attachment_ids) ? write : repo.withTransaction(write))
     })
 
     const get = Effect.fnUntraced(function*(projectId: ProjectId, ticketId: TicketId, guard: TicketGuard) {
@@ -142,11 +163,12 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       }))
     })
 
-    const addMessage = Effect.fnUntraced(function*(
+    const addMessage = Effect.fnUntraced(function*<E = never>(
       projectId: ProjectId,
       ticketId: TicketId,
       input: AddMessageInput,
-      guard: TicketGuard
+      guard: TicketGuard,
+      extras: Extras<E> & { readonly contactName?: string | null | undefined } = {}
     ) {
       return yield* repo.withTransaction(Effect.gen(function*() {
         const locked = yield* repo.lockTicket(projectId, ticketId)
@@ -157,7 +179,9 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         }
         const contactEmail = input.contact_email ?? null
         const createdAt = yield* nowIso
-        const contactId = contactEmail === null ? null : yield* contacts.upsertContact(projectId, contactEmail, null)
+        const contactId = contactEmail === null
+          ? null
+          : yield* contacts.upsertContact(projectId, contactEmail, extras.contactName ?? null)
         const messageId = yield* messages.insertMessage({
           projectId,
           ticketId,
@@ -168,6 +192,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal: false,
           createdAt
         })
+        yield* withExtras(projectId, { ticketId, messageId }, input.attachment_ids, extras)
         const reopens = ticket.status === "resolved" || ticket.status === "closed"
         yield* repo.updateTicket(ticketId, { status: reopens ? "open" : undefined, updatedAt: createdAt })
         const jobs: Array<NewJob> = [
@@ -234,10 +259,11 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return yield* adminGet(projectId, ticketId)
     })
 
-    const addAgentMessage = Effect.fn("Tickets.addAgentMessage")(function*(
+    const addAgentMessage = Effect.fn("Tickets.addAgentMessage")(function*<E = never>(
       projectId: ProjectId,
       ticketId: TicketId,
-      input: AgentMessageInput
+      input: AgentMessageInput,
+      extras: Extras<E> = {}
     ) {
       return yield* repo.withTransaction(Effect.gen(function*() {
         const ticket = yield* repo.lockTicket(projectId, ticketId)
@@ -258,6 +284,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal,
           createdAt
         })
+        yield* withExtras(projectId, { ticketId, messageId }, input.attachment_ids, extras)
         yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
         if (!internal) {
           const contactId = ticket.value.contact_id
@@ -364,6 +391,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer, CursorKey.layer])
+    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer, CursorKey.layer, Attachments.layer])
   )
 }

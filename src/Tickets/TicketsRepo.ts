@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
+import { Context, Effect, Layer, Option, Schema, SchemaTransformation, Struct } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
+import { Attachment } from "../Domain/Attachment.ts"
 import type { Cursor } from "../Domain/Cursor.ts"
 import {
   Category,
@@ -78,13 +79,18 @@ const LockedRow = Schema.Struct({
 })
 export type LockedTicket = typeof LockedRow.Type
 
+const AttachmentsRow = Schema.NullOr(Schema.Array(Attachment)).pipe(
+  Schema.decodeTo(Schema.Array(Attachment), SchemaTransformation.transform({ decode: (rows) => rows ?? [], encode: (rows) => rows }))
+)
+
 const MessageRow = Schema.Struct({
   id: MessageIdFromRow,
   author_type: AuthorType,
   author_name: Schema.NullOr(Schema.String),
   body: Schema.String,
   created_at: TimestampText,
-  internal: Schema.Boolean
+  internal: Schema.Boolean,
+  attachments: AttachmentsRow
 })
 
 const PublicRow = Schema.Struct({
@@ -98,6 +104,7 @@ const PublicRow = Schema.Struct({
   updated_at: TimestampText,
   sender_email: Schema.NullOr(Schema.String),
   body: Schema.String,
+  attachments: AttachmentsRow,
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
 
@@ -393,12 +400,22 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ON CONFLICT DO NOTHING`.pipe(Rows.run)
 
     /** A ticket's conversation as one JSON array, oldest first; `public` leaves out internal notes. */
+    /** The files of the messages `where` picks, as one JSON array in the order they were stored. */
+    const filesOf = (where: ReturnType<typeof sql.literal>) =>
+      sql`(SELECT json_agg(json_build_object('id', x.id, 'filename', x.filename, 'content_type', x.content_type,
+              'size', x.size, 'sha256', x.sha256, 'url', '/v1/attachments/' || x.id) ORDER BY x.created_at, x.id)
+           FROM attachments x WHERE ${where})`
+
     const messagesOf = (options: { readonly public: boolean }) =>
       sql`(SELECT json_agg(json_build_object('id', m.id, 'author_type', m.author_type, 'author_name', a.name,
-              'body', m.body, 'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal)
+              'body', m.body, 'created_at', ${Rows.isoUtc(sql, "m.created_at")}, 'internal', m.internal,
+              'attachments', ${filesOf(sql.literal("x.message_id = m.id"))})
               ORDER BY m.created_at, m.seq)
            FROM messages m LEFT JOIN agents a ON a.id = m.agent_id
            WHERE m.ticket_id = t.id ${options.public ? sql`AND NOT m.internal` : sql``})`
+
+    // the opening message's files: the ticket's, with no message of their own
+    const openingFiles = filesOf(sql.literal("x.ticket_id = t.id AND x.message_id IS NULL"))
 
     // the parts that never change, built once rather than on every read
     const publicConversation = messagesOf({ public: true })
@@ -411,7 +428,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const publicTicket = Rows.compiledOnce(sql, (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, t.visitor_sub, t.body, ${publicConversation} AS messages
+          ${ticketTimes}, t.sender_email, t.visitor_sub, t.body, ${openingFiles} AS attachments,
+          ${publicConversation} AS messages
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`)
 
     const findPublic = (projectId: ProjectId, ticketId: TicketId) =>
@@ -421,6 +439,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           ticket: {
             ...ticketFields(row),
             body: row.body,
+            attachments: row.attachments,
             messages: (row.messages ?? []).map(({ internal: _, ...message }) => message)
           } satisfies Ticket,
           senderEmail: row.sender_email,
@@ -439,7 +458,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          ${wholeConversation} AS messages,
+          ${openingFiles} AS attachments, ${wholeConversation} AS messages,
           (SELECT json_agg(json_build_object('notification_id', n.id, 'reason', n.reason, 'message_id', n.message_id,
               'email_status', n.email_status, 'created_at', n.created_at,
               'agent', CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object('id', a.id, 'email', a.email, 'name', a.name) END,
@@ -452,6 +471,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         Effect.map(Option.map((row): AdminTicket => ({
           ...ticketFields(row),
           body: row.body,
+          attachments: row.attachments,
           sentiment: row.sentiment,
           sentiment_score: row.sentiment_score,
           tags: row.tags ?? [],

@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiTest } from "effect/http-api"
 import { AgentsRepo } from "../../src/Admin/Repo.ts"
+import { Attachments } from "../../src/Attachments/Attachments.ts"
 import { Api } from "../../src/Api.ts"
 import { ProjectAuth } from "../../src/Auth/Api.ts"
 import { ProjectAuthLive } from "../../src/Auth/Http.ts"
@@ -43,12 +44,14 @@ const stored: Ticket = {
   created_at: "2026-11-28T10:00:00.000Z",
   updated_at: "2026-11-28T10:05:00.000Z",
   body: "It says my password is wrong",
+  attachments: [],
   messages: [{
     id: "1f4e8b2a-3c5d-4e6f-8a9b-0c1d2e3f4a5b",
     author_type: "contact",
     author_name: null,
     body: "Still broken",
-    created_at: "2026-11-28T10:05:00.000Z"
+    created_at: "2026-11-28T10:05:00.000Z",
+    attachments: []
   }]
 }
 
@@ -74,6 +77,8 @@ const served = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> 
           makeTestLayer(MessagesRepo)({}),
           makeTestLayer(ContactsRepo)({}),
           makeTestLayer(AgentsRepo)({}),
+          // files come only with attachment_ids or a mail, which these tests do not send
+          makeTestLayer(Attachments)({}),
           CursorKey.layerFrom("handlers-test"),
           defaultSettings
         ])

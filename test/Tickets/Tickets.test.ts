@@ -10,6 +10,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { AgentsRepo } from "../../src/Admin/Repo.ts"
+import { Attachments } from "../../src/Attachments/Attachments.ts"
 import { NotFound } from "../../src/Domain/Errors.ts"
 import { ProjectId, TicketId } from "../../src/Domain/Ids.ts"
 import type { NewJob } from "../../src/Domain/Jobs.ts"
@@ -36,7 +37,9 @@ const recordingRepo = () => {
     // what Tickets reaches only to reply or assign: a test that gets there fails, naming the member
     makeTestLayer(MessagesRepo)({}),
     makeTestLayer(ContactsRepo)({}),
-    makeTestLayer(AgentsRepo)({})
+    makeTestLayer(AgentsRepo)({}),
+    // files come only with attachment_ids or a mail, which these tests do not send
+    makeTestLayer(Attachments)({})
   )
   return { written, tagged, layer }
 }

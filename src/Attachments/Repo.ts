@@ -1,0 +1,108 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Rows from "../Database/Rows.ts"
+import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
+import { type AttachmentId, AttachmentIdFromRow, type MessageId, type ProjectId, type TicketId } from "../Domain/Ids.ts"
+
+/** An attachment as it is written: its bytes in the row. */
+export interface NewAttachment {
+  readonly id: AttachmentId
+  readonly projectId: ProjectId
+  readonly ticketId: TicketId | null
+  readonly messageId: MessageId | null
+  readonly filename: string
+  readonly contentType: string
+  readonly content: Uint8Array
+  readonly sha256: string
+}
+
+const Meta = Schema.Struct({
+  id: AttachmentIdFromRow,
+  filename: Schema.String,
+  content_type: Schema.String,
+  size: IntFromRow,
+  sha256: Schema.String
+})
+
+const Claimed = Schema.Struct({ id: AttachmentIdFromRow, size: IntFromRow })
+
+const Stored = Schema.Struct({
+  ...Meta.fields,
+  ticket_id: Schema.NullOr(Schema.String),
+  sender_email: Schema.NullOr(Schema.String),
+  visitor_sub: Schema.NullOr(Schema.String),
+  created_at: TimestampFromRow,
+  content: Schema.Uint8Array
+})
+export type StoredAttachment = typeof Stored.Type
+
+const WithContent = Schema.Struct({ ...Meta.fields, content: Schema.Uint8Array })
+export type AttachmentWithContent = typeof WithContent.Type
+
+const Total = Schema.Struct({ total: IntFromRow })
+
+/** Bytes as the driver hands them back: a Buffer on node-postgres, a Uint8Array on PGlite. */
+const bytesOf = (value: unknown) => value instanceof Uint8Array ? value : new Uint8Array(0)
+
+export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Attachments/Repo", {
+  make: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (file: NewAttachment) =>
+      sql`
+        INSERT INTO attachments (id, project_id, ticket_id, message_id, filename, content_type, size, sha256, content)
+        VALUES (${file.id}, ${file.projectId}, ${file.ticketId}, ${file.messageId}, ${file.filename},
+          ${file.contentType}, ${file.content.byteLength}, ${file.sha256}, ${file.content})`.pipe(Rows.run)
+
+    /** Gives the uploads named to a ticket's message; ids of another project or already given are left out. */
+    const claimUploads = (
+      projectId: ProjectId,
+      ids: ReadonlyArray<string>,
+      ticketId: TicketId,
+      messageId: MessageId | null
+    ) =>
+      sql`
+        UPDATE attachments SET ticket_id = ${ticketId}, message_id = ${messageId}
+        WHERE project_id = ${projectId} AND ticket_id IS NULL
+          AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))
+        RETURNING id, size`.pipe(Rows.all(Claimed))
+
+    const ticketTotal = (ticketId: TicketId) =>
+      sql`SELECT coalesce(sum(size), 0) AS total FROM attachments WHERE ticket_id = ${ticketId}`.pipe(
+        Rows.single(Total),
+        Effect.map((row) => row.total)
+      )
+
+    /** An attachment of the project with what deciding who may have it needs: its ticket's owner. */
+    const find = (projectId: ProjectId, id: AttachmentId) =>
+      sql`
+        SELECT a.id, a.filename, a.content_type, a.size, a.sha256, a.ticket_id, a.created_at, a.content,
+          t.sender_email, t.visitor_sub
+        FROM attachments a LEFT JOIN tickets t ON t.id = a.ticket_id
+        WHERE a.id = ${id} AND a.project_id = ${projectId}`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ ...row, content: bytesOf((row as { content: unknown }).content) }))),
+        Rows.first(Stored)
+      )
+
+    /** A message's files with their bytes, for the mail that carries it; `null` is the opening message. */
+    const ofMessage = (ticketId: TicketId, messageId: MessageId | null) =>
+      sql`
+        SELECT id, filename, content_type, size, sha256, content FROM attachments
+        WHERE ticket_id = ${ticketId} AND message_id IS NOT DISTINCT FROM ${messageId}::uuid
+        ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ ...row, content: bytesOf((row as { content: unknown }).content) }))),
+        Rows.all(WithContent)
+      )
+
+    /** Deletes uploads no ticket named before `before`; how many went. */
+    const pruneWaiting = (before: Date) =>
+      sql`DELETE FROM attachments WHERE ticket_id IS NULL AND created_at < ${before} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      )
+
+    return { insert, claimUploads, ticketTotal, find, ofMessage, pruneWaiting }
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
