@@ -1,10 +1,11 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
-import { AttachmentsApi } from "./Attachments/Api.ts"
+import { AttachmentsAdminApi, AttachmentsApi } from "./Attachments/Api.ts"
 import { AutomationApi } from "./Automation/Api.ts"
 import { AdminEventsApi, EventsApi } from "./Events/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
+import { MailAdminApi, MailApi } from "./Mail/Api.ts"
 import { ObservabilityApi } from "./Observability/Api.ts"
 import { serviceVersion } from "./Health/Version.ts"
 import { SearchApi } from "./Search/Api.ts"
@@ -28,7 +29,7 @@ A refusal or failure is \`{"error": {"code", "message"}}\` with its status, and 
  * header and the box of its Authorize button: which credential to give, and where calls go.
  */
 export class Api extends HttpApi.make("support")
-  .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, AdminEventsApi, ObservabilityApi, SiteApi)
+  .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, AdminEventsApi, MailApi, MailAdminApi, AttachmentsAdminApi, ObservabilityApi, SiteApi)
   .annotate(OpenApi.Title, "Support ticketing service")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, description)

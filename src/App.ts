@@ -6,7 +6,7 @@ import { Agents } from "./Admin/Agents.ts"
 import { AdminHttpLive } from "./Admin/Http.ts"
 import { ArticlesHttpLive } from "./Articles/Http.ts"
 import { Attachments } from "./Attachments/Attachments.ts"
-import { AttachmentsHttpLive } from "./Attachments/Http.ts"
+import { AttachmentsAdminHttpLive, AttachmentsHttpLive } from "./Attachments/Http.ts"
 import { Articles } from "./Articles/Articles.ts"
 import { AdminAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { TicketAccess } from "./Auth/TicketAccess.ts"
@@ -20,6 +20,10 @@ import { AdminEventsHttpLive, EventsHttpLive } from "./Events/Http.ts"
 import { EventsRepo } from "./Events/Repo.ts"
 import type { ErrorTracker } from "./ErrorTracker/ErrorTracker.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
+import { MailAdminHttpLive, MailHttpLive } from "./Mail/Http.ts"
+import { InboundMail } from "./Mail/Inbound.ts"
+import { MailRepo } from "./Mail/Repo.ts"
+import { SmtpListenerLive } from "./Mail/SmtpListener.ts"
 import { Readiness } from "./Health/Readiness.ts"
 import { serving } from "./Http/Server.ts"
 import { IdempotentLive } from "./Idempotency/Http.ts"
@@ -78,7 +82,9 @@ export const liveServices = {
   idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer))),
   events: withDatabase(EventLog.layer.pipe(Layer.provide([EventsRepo.layer, ReadinessLive]))),
   ticketAccess: withDatabase(TicketAccess.layer),
-  attachments: withDatabase(Attachments.layer)
+  attachments: withDatabase(Attachments.layer),
+  inboundMail: withDatabase(InboundMail.layer),
+  mailRepo: withDatabase(MailRepo.layer)
 }
 
 type LiveServices = typeof liveServices
@@ -127,7 +133,10 @@ const handlersOf = (services: ServiceLayers) => {
     ObservabilityHttpLive.pipe(Layer.provide([services.observability, adminAuth])),
     EventsHttpLive.pipe(Layer.provide([services.events, projectAuth])),
     AdminEventsHttpLive.pipe(Layer.provide([services.events, services.projects, adminAuth])),
-    SiteHttpLive.pipe(Layer.provide([DatabaseLive, services.projects]))
+    SiteHttpLive.pipe(Layer.provide([DatabaseLive, services.projects])),
+    MailHttpLive.pipe(Layer.provide([services.inboundMail, projectAuth])),
+    MailAdminHttpLive.pipe(Layer.provide([services.projects, services.mailRepo, adminAuth])),
+    AttachmentsAdminHttpLive.pipe(Layer.provide([services.attachments, services.projects, adminAuth]))
   )
 }
 
@@ -138,6 +147,9 @@ export const pipeline = <E, R>(edge: Layer.Layer<Triage | ErrorTracker | Notifie
   )
 
 export const PipelineLive = pipeline(EdgeServicesLive)
+
+/** The SMTP door for mail, when SMTP_LISTEN_PORT is set; nothing otherwise. */
+export const MailListenerLive = SmtpListenerLive.pipe(Layer.provide([liveServices.inboundMail, DatabaseLive]))
 
 /**
  * What runs once the port is bound and before the instance is ready: the start-up banner, and on
@@ -182,5 +194,6 @@ export const appLayer = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>)
   Layer.mergeAll(
     httpLayer(server, StartupDefault),
     PipelineLive,
+    MailListenerLive,
     withDatabase(Upkeep.layer())
   )

@@ -150,6 +150,7 @@ describe("the tree against ARCHITECTURE.md", () => {
       Ids.WebhookId,
       Ids.DeliveryId,
       Ids.RuleId,
+      Ids.AttachmentId,
       ArticleRef
     ]
     const idParams = new Set<SchemaAST.AST>(idSchemas.map((id) => Ids.pathParam(id).ast))

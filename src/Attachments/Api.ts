@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ProjectAuth } from "../Auth/Api.ts"
+import { AdminAuth, ProjectAuth } from "../Auth/Api.ts"
 import { AttachmentPath, Upload } from "../Domain/Attachment.ts"
+import { AttachmentId, pathParam, ProjectId } from "../Domain/Ids.ts"
 import { InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
 import { WidgetHeaders } from "../Domain/Ticket.ts"
 
@@ -42,3 +43,24 @@ export class AttachmentsApi extends HttpApiGroup.make("attachments")
     OpenApi.Description,
     "Files go up first and are named by a create or a message (`attachment_ids`); mail brings its own. Reads list them with a `url` to download; a download is never shown in the service's origin (attachment, nosniff, sandbox)."
   ) {}
+
+const ProjectPath = { pid: pathParam(ProjectId) }
+
+/** The operator's side: files for an agent's reply, and any file of the project's tickets. */
+export class AttachmentsAdminApi extends HttpApiGroup.make("attachmentsAdmin")
+  .add(
+    HttpApiEndpoint.post("adminUpload", "/v1/admin/projects/:pid/uploads", {
+      params: ProjectPath,
+      payload: UploadForm,
+      success: Upload.pipe(HttpApiSchema.status(201)),
+      error: [ValidationError.wire, NotFound.wire, PayloadTooLarge.wire, InternalError.wire]
+    }).annotate(OpenApi.Summary, "Upload a file for an agent's message to name in attachment_ids"),
+    HttpApiEndpoint.get("adminDownload", "/v1/admin/projects/:pid/attachments/:id", {
+      params: { ...ProjectPath, id: pathParam(AttachmentId) },
+      success: AttachmentBytes,
+      error: [NotFound.wire, InternalError.wire]
+    }).annotate(OpenApi.Summary, "Download any file of the project's tickets")
+  )
+  .middleware(AdminAuth)
+  .annotate(OpenApi.Title, "Operator API: attachments")
+  .annotate(OpenApi.Description, "Files for agents' replies, and every file of the project's tickets") {}

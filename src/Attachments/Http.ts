@@ -6,7 +6,8 @@ import { CurrentKey } from "../Auth/Api.ts"
 import { requireTicketProofForWidget } from "../Auth/Scope.ts"
 import { ticketGuard, TicketAccess } from "../Auth/TicketAccess.ts"
 import { PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
-import { AttachmentId } from "../Domain/Ids.ts"
+import { AttachmentId, ProjectId } from "../Domain/Ids.ts"
+import { Projects } from "../Projects/Projects.ts"
 import { Attachments } from "./Attachments.ts"
 import { downloadResponse } from "./Response.ts"
 
@@ -66,4 +67,23 @@ export const AttachmentsHttpLive = HttpApiBuilder.group(Api, "attachments", (han
           const file = yield* attachments.download(key.projectId, AttachmentId.make(params.id), guard)
           return downloadResponse(file)
         }))
+  }))
+
+export const AttachmentsAdminHttpLive = HttpApiBuilder.group(Api, "attachmentsAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const attachments = yield* Attachments
+    const projects = yield* Projects
+    return handlers
+      .handle("adminUpload", ({ params, payload }) =>
+        Effect.gen(function*() {
+          const projectId = ProjectId.make(params.pid)
+          yield* projects.requireProject(projectId)
+          const file = yield* fileOfForm(payload, attachments.limits.file)
+          return yield* attachments.upload(projectId, file)
+        }))
+      .handle("adminDownload", ({ params }) =>
+        Effect.map(
+          attachments.download(ProjectId.make(params.pid), AttachmentId.make(params.id), () => true),
+          downloadResponse
+        ))
   }))

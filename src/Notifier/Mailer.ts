@@ -1,4 +1,5 @@
 import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Buffer } from "node:buffer"
 import { AppConfig } from "../Config.ts"
 
 export interface Mail {
@@ -6,6 +7,15 @@ export interface Mail {
   readonly to: string
   readonly subject: string
   readonly text: string
+  /** the Message-ID, without angle brackets: recorded, so an answer finds its ticket */
+  readonly messageId?: string | undefined
+  /** the ticket's reply address: an answer to it reaches the ticket */
+  readonly replyTo?: string | undefined
+  readonly inReplyTo?: string | undefined
+  readonly references?: ReadonlyArray<string> | undefined
+  /** RFC 3834: `auto-generated` on notifications, so well-behaved auto-responders stay silent */
+  readonly autoSubmitted?: "auto-generated" | undefined
+  readonly attachments?: ReadonlyArray<{ readonly filename: string; readonly contentType: string; readonly content: Uint8Array }> | undefined
 }
 
 export class MailFailed extends Data.TaggedError("MailFailed")<{
@@ -42,7 +52,26 @@ export class Mailer extends Context.Service<Mailer, {
     )
     const send = Effect.fn("Mailer.send")(function*(mail: Mail) {
       yield* Effect.tryPromise({
-        try: () => transport.sendMail({ to: { name: "", address: mail.to }, subject: mail.subject, text: mail.text }),
+        try: () =>
+          transport.sendMail({
+            to: { name: "", address: mail.to },
+            subject: mail.subject,
+            text: mail.text,
+            ...(mail.messageId === undefined ? {} : { messageId: `<${mail.messageId}>` }),
+            ...(mail.replyTo === undefined ? {} : { replyTo: { name: "", address: mail.replyTo } }),
+            ...(mail.inReplyTo === undefined ? {} : { inReplyTo: `<${mail.inReplyTo}>` }),
+            ...(mail.references === undefined || mail.references.length === 0
+              ? {}
+              : { references: mail.references.map((id) => `<${id}>`) }),
+            ...(mail.autoSubmitted === undefined ? {} : { headers: { "auto-submitted": mail.autoSubmitted } }),
+            ...(mail.attachments === undefined ? {} : {
+              attachments: mail.attachments.map((file) => ({
+                filename: file.filename,
+                contentType: file.contentType,
+                content: Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength)
+              }))
+            })
+          }),
         // the text is stored as email_error: nodemailer's messages name the host and the SMTP reply, not the credentials
         catch: (cause) => new MailFailed({ message: `the mail server refused the mail: ${errorText(cause)}`, cause })
       }).pipe(

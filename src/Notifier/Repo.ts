@@ -11,7 +11,8 @@ const PendingMail = Schema.Struct({
   email: Schema.String,
   ticket_number: IntFromRow,
   subject: Schema.String,
-  body: Schema.NullOr(Schema.String)
+  body: Schema.NullOr(Schema.String),
+  rfc_message_id: Schema.NullOr(Schema.String)
 })
 export type PendingMail = typeof PendingMail.Type
 
@@ -56,7 +57,7 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
     const findForMail = (to: Recipient) => {
       const { table, column } = recipients[to.recipient]
       return sql`
-        SELECT n.id, n.email_status, r.email, t.ticket_number, t.subject, m.body
+        SELECT n.id, n.email_status, r.email, t.ticket_number, t.subject, m.body, n.rfc_message_id
         FROM notifications n
         JOIN ${table} r ON r.id = n.${column}
         JOIN tickets t ON t.id = n.ticket_id
@@ -75,7 +76,16 @@ export class NotificationsRepo extends Context.Service<NotificationsRepo>()("app
         Rows.run
       )
 
-    return { record, findForMail, markSent, markFailed }
+    /** The Message-ID of the notification's mail: `candidate` the first time, the same one on every retry. */
+    const messageIdOf = (id: string, candidate: string) =>
+      sql`
+        UPDATE notifications SET rfc_message_id = coalesce(rfc_message_id, ${candidate})
+        WHERE id = ${id} RETURNING rfc_message_id`.pipe(
+        Rows.single(Schema.Struct({ rfc_message_id: Schema.String })),
+        Effect.map((row) => row.rfc_message_id)
+      )
+
+    return { record, findForMail, markSent, markFailed, messageIdOf }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

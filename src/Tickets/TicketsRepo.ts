@@ -147,7 +147,7 @@ const AdminRow = Schema.Struct({
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
 const ListRow = Schema.Struct({
-  ...Struct.omit(PublicRow.fields, ["messages", "body"]),
+  ...Struct.omit(PublicRow.fields, ["messages", "body", "attachments"]),
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
   sender_verified: Schema.Boolean,

@@ -50,7 +50,8 @@ describe("the embedded database", () => {
         { migration_id: 13, name: "events" },
         { migration_id: 14, name: "event_positions" },
         { migration_id: 15, name: "key_limits_and_identity" },
-        { migration_id: 16, name: "ticket_visitors" }
+        { migration_id: 16, name: "ticket_visitors" },
+        { migration_id: 17, name: "mail_and_attachments" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

@@ -66,6 +66,7 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
         expect(tags.map((tag) => tag.name)).toEqual([
           "Health",
           "Tickets",
+          "Attachments",
           "Knowledge base",
           "Search",
           "Events",
@@ -73,6 +74,9 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
           "Operator API: webhooks",
           "Operator API: automation rules",
           "Operator API: events",
+          "Inbound mail",
+          "Operator API: mail",
+          "Operator API: attachments",
           "Operator API: metrics",
           "Widget"
         ])

@@ -393,7 +393,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           ["contact", "second"]
         ])
         expect(read.body.messages[0].id).toBe(first.body.message_id)
-        for (const m of read.body.messages) expect(Object.keys(m).sort()).toEqual(["author_name", "author_type", "body", "created_at", "id"])
+        for (const m of read.body.messages) expect(Object.keys(m).sort()).toEqual(["attachments", "author_name", "author_type", "body", "created_at", "id"])
         const times = read.body.messages.map((m: any) => m.created_at)
         expect([...times].sort()).toEqual(times)
 

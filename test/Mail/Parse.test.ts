@@ -478,7 +478,7 @@ describe("newText", () => {
   })
 
   it("leaves prose that merely looks like an attribution, having no date in it", () => {
-    const text = "On Monday my colleague wrote:\nthe server is down.\n\nCan you check?"
+    const text = "Hi,\n\nOn Monday my colleague wrote:\nthe server is down.\n\nCan you check?"
     expect(newText(text)).toBe(text)
   })
 

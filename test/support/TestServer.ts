@@ -97,7 +97,7 @@ export const serviceLayer = (
       port: options.port ?? 0,
       host: "127.0.0.1"
     })
-    return Layer.merge(App.httpLayer(http, options.startup ?? Layer.empty), pipeline).pipe(
+    return Layer.mergeAll(App.httpLayer(http, options.startup ?? Layer.empty), pipeline, App.MailListenerLive).pipe(
       Layer.provideMerge(App.ServicesLive),
       Layer.provideMerge(App.DatabaseLive),
       // as in main: traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, else no span at all
