@@ -8,7 +8,7 @@ import { ArticlesHttpLive } from "./Articles/Http.ts"
 import { Attachments } from "./Attachments/Attachments.ts"
 import { AttachmentsAdminHttpLive, AttachmentsHttpLive } from "./Attachments/Http.ts"
 import { Articles } from "./Articles/Articles.ts"
-import { AdminAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
+import { AdminAuthLive, MailAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { TicketAccess } from "./Auth/TicketAccess.ts"
 import { AutomationHttpLive } from "./Automation/Http.ts"
 import { Automation } from "./Automation/Automation.ts"
@@ -134,7 +134,10 @@ const handlersOf = (services: ServiceLayers) => {
     EventsHttpLive.pipe(Layer.provide([services.events, projectAuth])),
     AdminEventsHttpLive.pipe(Layer.provide([services.events, services.projects, adminAuth])),
     SiteHttpLive.pipe(Layer.provide([DatabaseLive, services.projects])),
-    MailHttpLive.pipe(Layer.provide([services.inboundMail, projectAuth])),
+    MailHttpLive.pipe(Layer.provide([
+      services.inboundMail,
+      MailAuthLive.pipe(Layer.provide([services.projects, services.rateLimit]))
+    ])),
     MailAdminHttpLive.pipe(Layer.provide([services.projects, services.mailRepo, adminAuth])),
     AttachmentsAdminHttpLive.pipe(Layer.provide([services.attachments, services.projects, adminAuth]))
   )
@@ -195,5 +198,6 @@ export const appLayer = <E, R>(server: Layer.Layer<HttpServer.HttpServer, E, R>)
     httpLayer(server, StartupDefault),
     PipelineLive,
     MailListenerLive,
+    Attachments.pruning.pipe(Layer.provide([liveServices.attachments, DatabaseLive])),
     withDatabase(Upkeep.layer())
   )

@@ -1,5 +1,6 @@
-import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../Config.ts"
+import { DatabaseOutage } from "../Database/Outage.ts"
 import {
   type Attachment,
   type NewFile,
@@ -182,4 +183,17 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(AttachmentsRepo.layer))
+
+  /** Deletes uploads nothing named, hourly, in the running service (not in the CLI). */
+  static readonly pruning = Layer.effectDiscard(Effect.gen(function*() {
+    const attachments = yield* Attachments
+    const outage = yield* DatabaseOutage
+    yield* attachments.pruneUploads.pipe(
+      Effect.catchCause(outage.logUnlessAway("removing uploads nothing named failed")),
+      Effect.repeat(Schedule.spaced("1 hour")),
+      Effect.delay("1 minute"),
+      Effect.withTracerEnabled(false),
+      Effect.forkScoped
+    )
+  }))
 }

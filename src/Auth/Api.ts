@@ -33,6 +33,18 @@ export class ProjectAuth extends HttpApiMiddleware.Service<ProjectAuth, { provid
   requiredForClient: true
 }) {}
 
+const keyAsPassword = HttpApiSecurity.basic.pipe(HttpApiSecurity.annotate(
+  OpenApi.Description,
+  "A project's full key as the password of HTTP Basic (any user name), for mail providers' webhooks configured with a URL."
+))
+
+/** A project's key as Bearer or as a Basic password, then the per-key rate limit: the inbound mail door. */
+export class MailAuth extends HttpApiMiddleware.Service<MailAuth, { provides: CurrentKey }>()("app/Auth/MailAuth", {
+  error: [Unauthorized.wire, Forbidden.wire, RateLimited.wire],
+  security: { apiKey, keyAsPassword },
+  requiredForClient: true
+}) {}
+
 /** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/Auth/AdminAuth", {
   error: Unauthorized.wire,

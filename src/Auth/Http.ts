@@ -7,7 +7,7 @@ import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { sameSecret } from "../Projects/Secrets.ts"
 import { RateLimit } from "../RateLimit/RateLimit.ts"
-import { AdminAuth, CurrentKey, ProjectAuth } from "./Api.ts"
+import { AdminAuth, CurrentKey, MailAuth, ProjectAuth } from "./Api.ts"
 import { verifyVisitor } from "./Visitor.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
@@ -30,9 +30,7 @@ const markWidgetScope = HttpEffect.appendPreResponseHandler((_request, response)
  * first spends its visitor's own budget (the verified visitor, else the client address), so
  * one visitor cannot use up what a whole site shares.
  */
-export const ProjectAuthLive = Layer.effect(
-  ProjectAuth,
-  Effect.gen(function*() {
+const keyAuthentication = Effect.gen(function*() {
     const projects = yield* Projects
     const rateLimit = yield* RateLimit
     const config = yield* AppConfig
@@ -44,10 +42,9 @@ export const ProjectAuthLive = Layer.effect(
       return Option.getOrElse(request.remoteAddress, () => "unknown")
     }
 
-    return ProjectAuth.of({
-      apiKey: (httpEffect, { credential }) =>
+    return <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: string) =>
         Effect.gen(function*() {
-          const key = yield* projects.authenticate(Redacted.value(credential))
+          const key = yield* projects.authenticate(credential)
           if (Option.isNone(key)) {
             const request = yield* HttpServerRequest.HttpServerRequest
             yield* rateLimit.check(`addr:${clientAddress(request)}`)
@@ -80,8 +77,29 @@ export const ProjectAuthLive = Layer.effect(
             visitor
           })
         })
-    })
-  })
+})
+
+export const ProjectAuthLive = Layer.effect(
+  ProjectAuth,
+  Effect.map(keyAuthentication, (authenticate) =>
+    ProjectAuth.of({ apiKey: (httpEffect, { credential }) => authenticate(httpEffect, Redacted.value(credential)) }))
+)
+
+/**
+ * A project's key as a Bearer token, or as the password of HTTP Basic: a mail provider's inbound
+ * webhook is configured with a URL, and credentials in a URL are Basic. A request with neither
+ * spends its address's budget once, on the Bearer attempt.
+ */
+export const MailAuthLive = Layer.effect(
+  MailAuth,
+  Effect.map(keyAuthentication, (authenticate) =>
+    MailAuth.of({
+      apiKey: (httpEffect, { credential }) => authenticate(httpEffect, Redacted.value(credential)),
+      keyAsPassword: (httpEffect, { credential }) => {
+        const password = Redacted.value(credential.password)
+        return password === "" ? Effect.fail(invalidKey) : authenticate(httpEffect, password)
+      }
+    }))
 )
 
 export const AdminAuthLive = Layer.effect(

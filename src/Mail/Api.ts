@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { AdminAuth, ProjectAuth } from "../Auth/Api.ts"
+import { AdminAuth, MailAuth } from "../Auth/Api.ts"
 import { Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, RateLimited, ValidationError } from "../Domain/Errors.ts"
 import { Email } from "../Domain/Fields.ts"
 import { pathParam, ProjectId } from "../Domain/Ids.ts"
@@ -22,7 +22,7 @@ export class MailApi extends HttpApiGroup.make("mail")
       "Take a raw mail (a mail provider's inbound webhook): a new ticket with source email, or a message on the ticket it answers; full keys"
     )
   )
-  .middleware(ProjectAuth)
+  .middleware(MailAuth)
   .annotate(OpenApi.Title, "Inbound mail")
   .annotate(
     OpenApi.Description,

@@ -236,7 +236,7 @@ const NumberedRow = Schema.Struct({ id: TicketIdFromRow, ticket_number: IntFromR
 const Id = Schema.Struct({ id: TicketIdFromRow })
 
 /** The fields every read of a ticket shows. */
-const ticketFields = (row: Omit<typeof PublicRow.Type, "messages" | "body">) => ({
+const ticketFields = (row: Omit<typeof PublicRow.Type, "messages" | "body" | "attachments">) => ({
   ticket_id: row.id,
   ticket_number: row.ticket_number,
   subject: row.subject,

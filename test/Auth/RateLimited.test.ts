@@ -60,10 +60,11 @@ const served = (rateLimit: Layer.Layer<RateLimit>, settings: Layer.Layer<AppConf
   ArticlesHttpLive.pipe(
     Layer.provide(articles),
     Layer.provideMerge(ProjectAuthLive.pipe(Layer.provide([projects, rateLimit, settings]))),
-    Layer.provideMerge(Layer.mergeAll(standInMiddleware.adminAuth, standInMiddleware.idempotent, platform))
+    Layer.provideMerge(Layer.mergeAll(standInMiddleware.adminAuth,
+      standInMiddleware.mailAuth, standInMiddleware.idempotent, platform))
   )
 
-const bearer = (token: string) => Layer.merge(sending(ProjectAuth, token), standInClient.adminAuth)
+const bearer = (token: string) => Layer.mergeAll(sending(ProjectAuth, token), standInClient.adminAuth, standInClient.mailAuth)
 
 describe("the rate limiter, swapped for a mock", () => {
   it.effect("lets a key within its budget through to the handler, counting it against the key", () => {
@@ -108,6 +109,6 @@ describe("the rate limiter, swapped for a mock", () => {
       const client = yield* HttpApiTest.groups(Api, ["articles"])
       yield* Effect.flip(client.articles.search({ query: { q: "refund" } }))
       expect(asked).toEqual(["addr:203.0.113.9"])
-    }).pipe(Effect.provide([served(budgets(new Set(["addr:203.0.113.9"]), asked), behindProxy), forwarded, standInClient.adminAuth]))
+    }).pipe(Effect.provide([served(budgets(new Set(["addr:203.0.113.9"]), asked), behindProxy), forwarded, standInClient.adminAuth, standInClient.mailAuth]))
   })
 })

@@ -56,8 +56,8 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
         const server = yield* TestServer
         const spec = yield* Effect.promise(() => server.request("GET", "/openapi.json"))
         const tags: ReadonlyArray<{ name: string; description?: string }> = spec.body.tags
-        // two credentials, each named and described, so Authorize says which goes where
-        expect(Object.keys(spec.body.components.securitySchemes)).toEqual(["apiKey", "adminToken"])
+        // three credentials, each named and described, so Authorize says which goes where
+        expect(Object.keys(spec.body.components.securitySchemes)).toEqual(["apiKey", "adminToken", "keyAsPassword"])
         for (const scheme of Object.values<{ description?: string }>(spec.body.components.securitySchemes)) {
           expect(scheme.description).toMatch(/\S/)
         }
@@ -220,10 +220,11 @@ describeNeeding(
                 )
 
                 await page.click("button.authorize")
-                // the dialog offers both credentials, each with its description; the operator's is the second
+                // the dialog offers the three credentials, each with its description; the operator's is the second
                 const schemes = page.locator(".modal-ux .auth-container")
-                expect(await schemes.count()).toBe(2)
+                expect(await schemes.count()).toBe(3)
                 expect(await schemes.nth(0).textContent()).toContain("A project's API key")
+                expect(await schemes.nth(2).textContent()).toContain("password of HTTP Basic")
                 const operator = schemes.nth(1)
                 expect(await operator.textContent()).toContain("The operator token")
                 await operator.locator("input").fill(adminToken)

@@ -130,13 +130,13 @@ describe("a repeat of an Idempotency-Key in flight, in memory", () => {
 
   /** The key the middleware knows, sent by the client, and the headers of every answer it gets. */
   const seenHeaders: Array<Record<string, string>> = []
-  const client = Layer.merge(
+  const client = Layer.mergeAll(
     HttpApiMiddleware.layerClient(ProjectAuth, ({ next, request }) =>
       Effect.tap(
         next(HttpClientRequest.bearerToken(request, "tf_known")),
         (response) => Effect.sync(() => void seenHeaders.push({ ...response.headers }))
       )),
-    standInClient.adminAuth
+    standInClient.adminAuth, standInClient.mailAuth
   )
 
   it.effect("is refused with 409 and Retry-After: 1 while the first waits at the gate, and replayed once it is answered", () =>
@@ -153,6 +153,7 @@ describe("a repeat of an Idempotency-Key in flight, in memory", () => {
           ])),
           IdempotentLive.pipe(Layer.provide(memoryRepo())),
           standInMiddleware.adminAuth,
+      standInMiddleware.mailAuth,
           platform
         ))
       )

@@ -53,11 +53,13 @@ const sendSmtp = (port: number, mail: Outgoing, envelope?: { from: string; to: A
     }
   })
 
-const postMail = (server: TestServerShape, key: string, raw: Uint8Array, type = "message/rfc822") =>
+/** Posts raw mail as a provider's webhook does: the key as Bearer, or as a Basic password (`basic`). */
+const postMail = (server: TestServerShape, key: string, raw: Uint8Array, type = "message/rfc822", basic = false) =>
   Effect.promise(async () => {
+    const authorization = basic ? `Basic ${btoa(`inbound:${key}`)}` : `Bearer ${key}`
     const response = await fetch(`${server.baseUrl}/v1/inbound/mail`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": type },
+      headers: { authorization, "content-type": type },
       body: raw as Uint8Array<ArrayBuffer>
     })
     return { status: response.status, body: await response.json() as any }
@@ -196,8 +198,11 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         const first = yield* postMail(server, key, raw)
         expect(first.status).toBe(202)
         expect(first.body).toMatchObject({ outcome: "ticket_created", ticket_number: 1 })
-        const again = yield* postMail(server, key, raw)
+        // a provider configured with https://inbound:<key>@host/v1/inbound/mail sends the key as Basic
+        const again = yield* postMail(server, key, raw, "application/octet-stream", true)
+        expect(again.status).toBe(202)
         expect(again.body).toMatchObject({ outcome: "duplicate", ticket_id: first.body.ticket_id })
+        expect((yield* postMail(server, "tf_wrong", raw, "message/rfc822", true)).status).toBe(401)
         expect(yield* emailTickets(projectId)).toHaveLength(1)
         // a widget key cannot post mail, and a body that is not mail is refused whole
         expect((yield* postMail(server, widgetKey, raw)).status).toBe(403)

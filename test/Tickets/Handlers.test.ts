@@ -94,11 +94,12 @@ const served = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> 
       // without an Idempotency-Key a request never reaches the idempotency repository
       IdempotentLive.pipe(Layer.provide(makeTestLayer(IdempotencyRepo)({}))),
       standInMiddleware.adminAuth,
+      standInMiddleware.mailAuth,
       platform
     ))
   )
 
-const client = Layer.merge(sending(ProjectAuth, "tf_known"), standInClient.adminAuth)
+const client = Layer.mergeAll(sending(ProjectAuth, "tf_known"), standInClient.adminAuth, standInClient.mailAuth)
 
 describe("the tickets group, its repositories swapped for mocks", () => {
   it.effect("reads a ticket the repository holds, as the contract's Ticket", () =>

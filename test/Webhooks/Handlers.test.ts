@@ -42,12 +42,13 @@ const served = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }
     Layer.provideMerge(Layer.mergeAll(
       AdminAuthLive.pipe(Layer.provide(makeTestLayer(AdminToken)({ token: Option.some("adm_right") }))),
       standInMiddleware.projectAuth,
+      standInMiddleware.mailAuth,
       standInMiddleware.idempotent,
       platform
     ))
   )
 
-const asAdmin = (token: string) => Layer.merge(sending(AdminAuth, token), standInClient.projectAuth)
+const asAdmin = (token: string) => Layer.mergeAll(sending(AdminAuth, token), standInClient.projectAuth, standInClient.mailAuth)
 
 describe("the webhooks group, its service swapped for a mock", () => {
   it.effect("registers a webhook with what the operator sent, decoded, and answers 201 with the service's webhook", () => {

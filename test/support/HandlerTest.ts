@@ -1,7 +1,7 @@
 import { type Context, Effect, Layer } from "effect"
 import { HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
-import { AdminAuth, ProjectAuth } from "../../src/Auth/Api.ts"
+import { AdminAuth, MailAuth, ProjectAuth } from "../../src/Auth/Api.ts"
 import { ApiKeyId, type ProjectId } from "../../src/Domain/Ids.ts"
 import { AppConfig } from "../../src/Config.ts"
 import { Idempotent } from "../../src/Idempotency/Api.ts"
@@ -16,6 +16,7 @@ import { makeTestLayer } from "./TestLayer.ts"
 export const standInMiddleware = {
   projectAuth: makeTestLayer(ProjectAuth)({}),
   adminAuth: makeTestLayer(AdminAuth)({}),
+  mailAuth: makeTestLayer(MailAuth)({}),
   idempotent: Layer.succeed(Idempotent, () => Effect.die(new Error("Idempotent: not part of this test")))
 }
 
@@ -42,5 +43,6 @@ export const sending = <Id extends HttpApiMiddleware.AnyId, S>(middleware: Conte
 /** The client's side of the middleware a test does not use: the typed client of the whole API asks for both. */
 export const standInClient = {
   projectAuth: sending(ProjectAuth, "tf_not_part_of_this_test"),
-  adminAuth: sending(AdminAuth, "not part of this test")
+  adminAuth: sending(AdminAuth, "not part of this test"),
+  mailAuth: sending(MailAuth, "tf_not_part_of_this_test")
 }

@@ -6,7 +6,7 @@ import { createServer, requestTimeouts } from "../../src/Http/NodeServer.ts"
 import { Api } from "../../src/Api.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as App from "../../src/App.ts"
-import { AdminAuth, ProjectAuth } from "../../src/Auth/Api.ts"
+import { AdminAuth, MailAuth, ProjectAuth } from "../../src/Auth/Api.ts"
 import type { ErrorTracker } from "../../src/ErrorTracker/ErrorTracker.ts"
 import type { Notifier } from "../../src/Notifier/Notifier.ts"
 import type { Triage } from "../../src/Triage/Triage.ts"
@@ -23,6 +23,7 @@ export const apiClient = (baseUrl: string, token?: string) => {
     Effect.provide(Layer.mergeAll(
       HttpApiMiddleware.layerClient(ProjectAuth, bearer),
       HttpApiMiddleware.layerClient(AdminAuth, bearer),
+      HttpApiMiddleware.layerClient(MailAuth, bearer),
       FetchHttpClient.layer
     ))
   )
