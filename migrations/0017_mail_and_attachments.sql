@@ -19,10 +19,13 @@ CREATE UNIQUE INDEX mail_threads_contact ON mail_threads (ticket_id, contact_id)
 -- Every mail that came in to a ticket or went out about one, by its Message-ID: answers find their
 -- ticket through In-Reply-To and References, a mail delivered twice files once, and the service
 -- knows its own mail when it comes back.
+-- Its ticket is checked at commit, so a new ticket's mail and files are written before the ticket
+-- row, whose statement takes the project's lock for the ticket number: the lock is then held only
+-- from that statement to the commit.
 CREATE TABLE mail_messages (
   project_id uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   rfc_message_id text NOT NULL,
-  ticket_id uuid NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+  ticket_id uuid NOT NULL REFERENCES tickets(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
   message_id uuid REFERENCES messages(id) ON DELETE SET NULL,
   direction text NOT NULL CHECK (direction IN ('in', 'out')),
   created_at timestamptz NOT NULL DEFAULT now(),
@@ -34,11 +37,12 @@ CREATE INDEX mail_messages_ticket ON mail_messages (ticket_id, created_at);
 ALTER TABLE notifications ADD COLUMN rfc_message_id text;
 
 -- Files of a ticket's opening message (message_id null) or of a later one. An upload waits with
--- no ticket until a create or a message names it, and is pruned if none does.
+-- no ticket until a create or a message names it, and is pruned if none does. Its ticket is
+-- checked at commit, as a mail's is.
 CREATE TABLE attachments (
   id uuid PRIMARY KEY,
   project_id uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  ticket_id uuid REFERENCES tickets(id) ON DELETE CASCADE,
+  ticket_id uuid REFERENCES tickets(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
   message_id uuid REFERENCES messages(id) ON DELETE CASCADE,
   filename text NOT NULL,
   content_type text NOT NULL,

@@ -140,6 +140,12 @@ export const settings = Config.all({
   attachmentMaxBytes: byteSize("ATTACHMENT_MAX_BYTES", "10MiB"),
   attachmentsMaxBytesPerMessage: byteSize("ATTACHMENTS_MAX_BYTES_PER_MESSAGE", "25MiB"),
   attachmentsMaxBytesPerTicket: byteSize("ATTACHMENTS_MAX_BYTES_PER_TICKET", "100MiB"),
+  attachmentStorage: oneOf("ATTACHMENT_STORAGE", ["database", "s3"], "database"),
+  s3Endpoint: Config.String("S3_ENDPOINT").pipe(Config.withDefault("")),
+  s3Bucket: Config.String("S3_BUCKET").pipe(Config.withDefault("")),
+  s3Region: Config.String("S3_REGION").pipe(Config.withDefault("us-east-1")),
+  s3AccessKeyId: Config.String("S3_ACCESS_KEY_ID").pipe(Config.withDefault("")),
+  s3SecretAccessKey: optionalSecret("S3_SECRET_ACCESS_KEY"),
   webhookAllowPrivateTargets: Config.option(Config.Boolean("WEBHOOK_ALLOW_PRIVATE_TARGETS")),
   duplicateThreshold: Config.Number("DUPLICATE_THRESHOLD").pipe(Config.withDefault(0.6)),
   jobConcurrency: parsed(
@@ -218,6 +224,13 @@ export interface Settings {
   readonly attachmentMaxBytes: number
   readonly attachmentsMaxBytesPerMessage: number
   readonly attachmentsMaxBytesPerTicket: number
+  /** database: in PostgreSQL, with backups; s3: in an S3-compatible bucket (S3_*), path-style URLs */
+  readonly attachmentStorage: "database" | "s3"
+  readonly s3Endpoint: string
+  readonly s3Bucket: string
+  readonly s3Region: string
+  readonly s3AccessKeyId: string
+  readonly s3SecretAccessKey: Option.Option<Redacted.Redacted>
   /** unset: allowed on the embedded database, refused on a PostgreSQL server */
   readonly webhookAllowPrivateTargets: Option.Option<boolean>
   readonly duplicateThreshold: number

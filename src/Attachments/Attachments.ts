@@ -11,7 +11,8 @@ import {
 import { NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.ts"
 import { AttachmentId, type MessageId, type ProjectId, type TicketId } from "../Domain/Ids.ts"
 import type { TicketGuard } from "../Domain/Ticket.ts"
-import { AttachmentsRepo, type AttachmentWithContent } from "./Repo.ts"
+import { AttachmentsRepo } from "./Repo.ts"
+import { AttachmentStore } from "./Storage.ts"
 
 /** How long an upload waits for a ticket or a message to name it. */
 export const uploadLifetime = Duration.hours(24)
@@ -57,7 +58,12 @@ export interface Download {
 export class Attachments extends Context.Service<Attachments>()("app/Attachments", {
   make: Effect.gen(function*() {
     const repo = yield* AttachmentsRepo
+    const store = yield* AttachmentStore
     const config = yield* AppConfig
+
+    /** A stored file's bytes: in its row, or fetched from the object store. */
+    const bytesOf = (row: { readonly content: Uint8Array | null; readonly storage_key: string | null }) =>
+      row.content !== null ? Effect.succeed(row.content) : store.load(row.storage_key ?? "")
     const limits = {
       file: config.attachmentMaxBytes,
       message: config.attachmentsMaxBytesPerMessage,
@@ -84,13 +90,16 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
     const fileRow = Effect.fnUntraced(function*(projectId: ProjectId, file: NewFile, index: number) {
       if (file.content.byteLength > limits.file) return yield* fileTooLarge(file.filename || `file ${index + 1}`)
       const id = AttachmentId.make(crypto.randomUUID(), { disableChecks: true })
+      const contentType = storedMediaType(file.contentType)
+      const placed = yield* store.place(`${projectId}/${id}`, file.content, contentType)
       return {
         id,
         projectId,
         filename: storedFilename(file.filename, `attachment-${index + 1}`),
-        contentType: storedMediaType(file.contentType),
-        content: file.content,
-        sha256: yield* sha256Of(file.content)
+        contentType,
+        size: file.content.byteLength,
+        sha256: yield* sha256Of(file.content),
+        ...placed
       }
     })
 
@@ -103,7 +112,7 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
         upload_id: row.id,
         filename: row.filename,
         content_type: row.contentType,
-        size: row.content.byteLength,
+        size: row.size,
         sha256: row.sha256,
         expires_at: DateTime.formatIso(expires)
       } satisfies Upload
@@ -117,11 +126,12 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       projectId: ProjectId,
       ticketId: TicketId,
       messageId: MessageId | null,
-      ids: ReadonlyArray<string>
+      ids: ReadonlyArray<string>,
+      newTicket: boolean
     ) {
       const wanted = [...new Set(ids.map((id) => id.toLowerCase()))]
       if (wanted.length === 0) return
-      const already = yield* repo.ticketTotal(ticketId)
+      const already = newTicket ? 0 : yield* repo.ticketTotal(ticketId)
       const claimed = yield* repo.claimUploads(projectId, wanted, ticketId, messageId)
       const missing = wanted.find((id) => !claimed.some((row) => row.id === id))
       if (missing !== undefined) {
@@ -137,10 +147,11 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       projectId: ProjectId,
       ticketId: TicketId,
       messageId: MessageId | null,
-      files: ReadonlyArray<NewFile>
+      files: ReadonlyArray<NewFile>,
+      newTicket: boolean
     ) {
       if (files.length === 0) return
-      yield* checkSizes(files.map((file) => file.content.byteLength), yield* repo.ticketTotal(ticketId))
+      yield* checkSizes(files.map((file) => file.content.byteLength), newTicket ? 0 : yield* repo.ticketTotal(ticketId))
       for (const [index, file] of files.entries()) {
         const row = yield* fileRow(projectId, file, index)
         yield* repo.insert({ ...row, ticketId, messageId })
@@ -166,23 +177,27 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       const row = found.value
       const owner = { ticketId: row.ticket_id as TicketId, senderEmail: row.sender_email, visitorSub: row.visitor_sub }
       if (!guard(owner)) return yield* attachmentNotFound
-      return { filename: row.filename, contentType: row.content_type, content: row.content } satisfies Download
+      return { filename: row.filename, contentType: row.content_type, content: yield* bytesOf(row) } satisfies Download
     })
 
     /** A message's files with their bytes, for the mail that carries the message. */
-    const ofMessage = (ticketId: TicketId, messageId: MessageId | null): Effect.Effect<ReadonlyArray<AttachmentWithContent>> =>
-      repo.ofMessage(ticketId, messageId)
+    const ofMessage = (ticketId: TicketId, messageId: MessageId | null) =>
+      Effect.flatMap(repo.ofMessage(ticketId, messageId), (rows) =>
+        Effect.forEach(rows, (row) => Effect.map(bytesOf(row), (content) => ({ ...row, content }))))
 
     /** Deletes uploads older than `uploadLifetime` that nothing named. */
     const pruneUploads = Effect.gen(function*() {
       const now = yield* DateTime.now
-      return yield* repo.pruneWaiting(DateTime.toDateUtc(DateTime.subtractDuration(now, uploadLifetime)))
+      const keys = yield* repo.pruneWaiting(DateTime.toDateUtc(DateTime.subtractDuration(now, uploadLifetime)))
+      // the rows are gone first: an object left behind by a failed delete is garbage, never a dangling row
+      yield* Effect.forEach(keys, (key) => key === null ? Effect.void : Effect.ignoreCause(store.remove(key)), { discard: true })
+      return keys.length
     })
 
     return { limits, upload, attachUploads, storeFiles, checkFiles, download, ofMessage, pruneUploads }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(AttachmentsRepo.layer))
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AttachmentsRepo.layer, AttachmentStore.layer]))
 
   /** Deletes uploads nothing named, hourly, in the running service (not in the CLI). */
   static readonly pruning = Layer.effectDiscard(Effect.gen(function*() {

@@ -12,8 +12,11 @@ export interface NewAttachment {
   readonly messageId: MessageId | null
   readonly filename: string
   readonly contentType: string
-  readonly content: Uint8Array
+  readonly size: number
   readonly sha256: string
+  /** the bytes, or null when the object store holds them under `storageKey` */
+  readonly content: Uint8Array | null
+  readonly storageKey: string | null
 }
 
 const Meta = Schema.Struct({
@@ -32,17 +35,22 @@ const Stored = Schema.Struct({
   sender_email: Schema.NullOr(Schema.String),
   visitor_sub: Schema.NullOr(Schema.String),
   created_at: TimestampFromRow,
-  content: Schema.Uint8Array
+  content: Schema.NullOr(Schema.Uint8Array),
+  storage_key: Schema.NullOr(Schema.String)
 })
 export type StoredAttachment = typeof Stored.Type
 
-const WithContent = Schema.Struct({ ...Meta.fields, content: Schema.Uint8Array })
+const WithContent = Schema.Struct({
+  ...Meta.fields,
+  content: Schema.NullOr(Schema.Uint8Array),
+  storage_key: Schema.NullOr(Schema.String)
+})
 export type AttachmentWithContent = typeof WithContent.Type
 
 const Total = Schema.Struct({ total: IntFromRow })
 
-/** Bytes as the driver hands them back: a Buffer on node-postgres, a Uint8Array on PGlite. */
-const bytesOf = (value: unknown) => value instanceof Uint8Array ? value : new Uint8Array(0)
+/** Bytes as the driver hands them back: a Buffer on node-postgres, a Uint8Array on PGlite; null in the object store. */
+const bytesOf = (value: unknown) => value instanceof Uint8Array ? value : null
 
 export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Attachments/Repo", {
   make: Effect.gen(function*() {
@@ -50,9 +58,10 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
 
     const insert = (file: NewAttachment) =>
       sql`
-        INSERT INTO attachments (id, project_id, ticket_id, message_id, filename, content_type, size, sha256, content)
+        INSERT INTO attachments (id, project_id, ticket_id, message_id, filename, content_type, size, sha256, content,
+          storage_key)
         VALUES (${file.id}, ${file.projectId}, ${file.ticketId}, ${file.messageId}, ${file.filename},
-          ${file.contentType}, ${file.content.byteLength}, ${file.sha256}, ${file.content})`.pipe(Rows.run)
+          ${file.contentType}, ${file.size}, ${file.sha256}, ${file.content}, ${file.storageKey})`.pipe(Rows.run)
 
     /** Gives the uploads named to a ticket's message; ids of another project or already given are left out. */
     const claimUploads = (
@@ -76,7 +85,7 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
     /** An attachment of the project with what deciding who may have it needs: its ticket's owner. */
     const find = (projectId: ProjectId, id: AttachmentId) =>
       sql`
-        SELECT a.id, a.filename, a.content_type, a.size, a.sha256, a.ticket_id, a.created_at, a.content,
+        SELECT a.id, a.filename, a.content_type, a.size, a.sha256, a.ticket_id, a.created_at, a.content, a.storage_key,
           t.sender_email, t.visitor_sub
         FROM attachments a LEFT JOIN tickets t ON t.id = a.ticket_id
         WHERE a.id = ${id} AND a.project_id = ${projectId}`.pipe(
@@ -87,18 +96,18 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
     /** A message's files with their bytes, for the mail that carries it; `null` is the opening message. */
     const ofMessage = (ticketId: TicketId, messageId: MessageId | null) =>
       sql`
-        SELECT id, filename, content_type, size, sha256, content FROM attachments
+        SELECT id, filename, content_type, size, sha256, content, storage_key FROM attachments
         WHERE ticket_id = ${ticketId} AND message_id IS NOT DISTINCT FROM ${messageId}::uuid
         ORDER BY created_at, id`.pipe(
         Effect.map((rows) => rows.map((row) => ({ ...row, content: bytesOf((row as { content: unknown }).content) }))),
         Rows.all(WithContent)
       )
 
-    /** Deletes uploads no ticket named before `before`; how many went. */
+    /** Deletes uploads no ticket named before `before`; the object store's keys of those it held. */
     const pruneWaiting = (before: Date) =>
-      sql`DELETE FROM attachments WHERE ticket_id IS NULL AND created_at < ${before} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length),
-        Effect.orDie
+      sql`DELETE FROM attachments WHERE ticket_id IS NULL AND created_at < ${before} RETURNING storage_key`.pipe(
+        Rows.all(Schema.Struct({ storage_key: Schema.NullOr(Schema.String) })),
+        Effect.map((rows) => rows.map((row) => row.storage_key))
       )
 
     return { insert, claimUploads, ticketTotal, find, ofMessage, pruneWaiting }

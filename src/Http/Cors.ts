@@ -16,7 +16,7 @@ export const corsOf = (path: string): Cors =>
     : "none"
 
 export const exposedHeaders =
-  "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, Api-Key-Scope"
+  "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, Api-Key-Scope, Content-Disposition"
 
 /** Whether the request is a browser's preflight for a path that answers browsers. */
 export const isPreflight = (method: string, cors: Cors) => method === "OPTIONS" && cors !== "none"

@@ -3,7 +3,7 @@ import { Attachments } from "../Attachments/Attachments.ts"
 import { AppConfig } from "../Config.ts"
 import type { NewFile } from "../Domain/Attachment.ts"
 import { isEmail } from "../Domain/Fields.ts"
-import type { ProjectId, TicketId } from "../Domain/Ids.ts"
+import type { MessageId, ProjectId, TicketId } from "../Domain/Ids.ts"
 import type { InboundResult } from "../Domain/Mail.ts"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
@@ -143,9 +143,9 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
         ? Option.some(thread.value.ticket_id)
         : Option.map(yield* repo.ticketOfMessageIds(projectId, [...mail.inReplyTo, ...mail.references]), (row) => row.ticket_id)
       const body = fit(newText(mail.text) || mail.subject || "(no text)", maxBody)
-      const record = (written: { readonly ticketId: TicketId; readonly messageId: string | null }) =>
+      const record = (written: { readonly ticketId: TicketId; readonly messageId: MessageId | null }) =>
         mail.messageId === null ? Effect.void : Effect.flatMap(
-          repo.recordMessage(projectId, mail.messageId, written.ticketId, written.messageId as never, "in"),
+          repo.recordMessage(projectId, mail.messageId, written.ticketId, written.messageId, "in"),
           (recorded) => recorded ? Effect.void : Effect.fail(new AlreadyFiled())
         )
       const extras = { files, within: record }

@@ -74,17 +74,26 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
      * widget key's visitor cannot): unverified ones may create a contact but never change one.
      * Left out, they are unverified, so a caller that forgets to decide trusts nobody.
      */
-    /** The files of a message and the caller's work, in the message's transaction. */
+    /**
+     * The files of a message and the caller's work, in the message's transaction. For a new
+     * ticket they run before its row is written (their references to it are checked at commit),
+     * so the project's lock that numbering takes is held only from that row to the commit.
+     */
     const withExtras = <E>(
       projectId: ProjectId,
-      written: { readonly ticketId: TicketId; readonly messageId: MessageId | null },
+      written: { readonly ticketId: TicketId; readonly messageId: MessageId | null; readonly newTicket: boolean },
       uploads: ReadonlyArray<string> | null | undefined,
       extras: Extras<E>
     ) =>
       Effect.gen(function*() {
-        if (uploads != null) yield* attachments.attachUploads(projectId, written.ticketId, written.messageId, uploads)
-        if (extras.files !== undefined) yield* attachments.storeFiles(projectId, written.ticketId, written.messageId, extras.files)
-        if (extras.within !== undefined) yield* extras.within(written)
+        const where = { ticketId: written.ticketId, messageId: written.messageId }
+        if (extras.within !== undefined) yield* extras.within(where)
+        if (uploads != null) {
+          yield* attachments.attachUploads(projectId, written.ticketId, written.messageId, uploads, written.newTicket)
+        }
+        if (extras.files !== undefined) {
+          yield* attachments.storeFiles(projectId, written.ticketId, written.messageId, extras.files, written.newTicket)
+        }
       })
 
     const create = Effect.fnUntraced(function*<E = never>(
@@ -114,6 +123,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       })
       const tags = distinctTags(input.tags ?? [])
       const write = Effect.gen(function*() {
+        yield* withExtras(projectId, { ticketId: id, messageId: null, newTicket: true }, input.attachment_ids, options)
         const ticketNumber = yield* repo.insertTicket({
           id,
           projectId,
@@ -130,7 +140,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           visitorSub: visitor?.sub ?? null
         }, ticketCreatedJobs(event, { errorTracker }))
         if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
-        yield* withExtras(projectId, { ticketId: id, messageId: null }, input.attachment_ids, options)
         return { ticket_id: id, ticket_number: ticketNumber } satisfies Omit<TicketCreated, "access_token">
       })
       // a lone statement is atomic by itself; tags and files add statements, and so a transaction
@@ -192,7 +201,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal: false,
           createdAt
         })
-        yield* withExtras(projectId, { ticketId, messageId }, input.attachment_ids, extras)
+        yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
         const reopens = ticket.status === "resolved" || ticket.status === "closed"
         yield* repo.updateTicket(ticketId, { status: reopens ? "open" : undefined, updatedAt: createdAt })
         const jobs: Array<NewJob> = [
@@ -284,7 +293,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal,
           createdAt
         })
-        yield* withExtras(projectId, { ticketId, messageId }, input.attachment_ids, extras)
+        yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
         yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
         if (!internal) {
           const contactId = ticket.value.contact_id
