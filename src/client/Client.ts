@@ -6,6 +6,7 @@ import type {
   AddedMessage,
   AddMessageInput,
   ArticleSearchResponse,
+  Attachment,
   ClaimedTicket,
   ContactTicketList,
   CreatedTicket,
@@ -15,7 +16,8 @@ import type {
   SearchResponse,
   SearchType,
   StreamEvent,
-  Ticket
+  Ticket,
+  Upload
 } from "./Types.ts"
 
 /** The version this client reports in its `User-Agent`. */
@@ -171,6 +173,36 @@ export interface AddMessageOptions extends CreateOptions, TicketAccessOptions {
   readonly isInternal?: false
 }
 
+/** Options of `uploadFile`. */
+export interface UploadFileOptions extends CallOptions {
+  /** The file's name as the ticket will show it (a path is cut to its last part). */
+  readonly filename: string
+  /**
+   * Its media type, such as `image/png`; a `Blob`'s own `type` when not given, else
+   * `application/octet-stream`.
+   */
+  readonly contentType?: string
+}
+
+/** Options of `downloadAttachment`. */
+export interface DownloadAttachmentOptions extends CallOptions, TicketAccessOptions {}
+
+/** What `downloadAttachment` gives: the file's bytes as stored, its name and the type it was served as. */
+export interface DownloadedAttachment {
+  readonly bytes: Uint8Array
+  /**
+   * From the answer's `Content-Disposition` (`filename*`, else `filename`). A browser on another
+   * origin cannot read that header: there it is the `Attachment`'s `filename` when one was
+   * passed, else the id.
+   */
+  readonly filename: string
+  /**
+   * The answer's `Content-Type`: the type as uploaded, or `application/octet-stream` for a type a
+   * browser could run (HTML, SVG, …); the `Attachment`'s `content_type` has the uploaded one.
+   */
+  readonly contentType: string
+}
+
 /** The public API, one method per endpoint. Every method rejects with a `SupportClientError` subclass. */
 export interface SupportClient {
   /** `GET /health`: liveness and version; needs no key. */
@@ -231,6 +263,26 @@ export interface SupportClient {
     q: string,
     options?: CallOptions & { readonly types?: ReadonlyArray<SearchType>; readonly limit?: number }
   ): Promise<SearchResponse>
+  /**
+   * `POST /v1/uploads` (multipart/form-data): uploads one file (201), for `createTicket` or
+   * `addMessage` to name its `upload_id` in `attachment_ids` within 24 hours. A `widget` key may
+   * upload too. A file over the service's limit (10 MiB by default) is a 413 `PAYLOAD_TOO_LARGE`.
+   * Sent without an Idempotency-Key, so only a 429 is retried.
+   *
+   * ```ts
+   * const { upload_id } = await support.uploadFile(screenshot, { filename: "screen.png", contentType: "image/png" })
+   * await support.createTicket({ subject: "Broken page", body: "See the screenshot", attachment_ids: [upload_id] })
+   * ```
+   */
+  uploadFile(file: Blob | Uint8Array, options: UploadFileOptions): Promise<Upload>
+  /**
+   * `GET /v1/attachments/:id`: a file of a ticket, by its `Attachment` (from `getTicket`), its
+   * `url`, or its id. A `widget` key gives `ticketToken` (or is the ticket's verified visitor).
+   */
+  downloadAttachment(
+    attachment: Attachment | string,
+    options?: DownloadAttachmentOptions
+  ): Promise<DownloadedAttachment>
 }
 
 interface Call {
@@ -238,6 +290,10 @@ interface Call {
   readonly path: string
   readonly query?: Record<string, string | number | undefined>
   readonly body?: unknown
+  /** A multipart body, sent as it is (fetch writes its Content-Type and boundary). */
+  readonly form?: FormData
+  /** The answer's bytes, not JSON. */
+  readonly binary?: boolean
   readonly idempotencyKey?: string
   readonly authenticated?: boolean
   readonly access?: TicketAccessOptions | undefined
@@ -254,6 +310,28 @@ const nonNegative = (name: string, value: number | undefined, fallback: number) 
 
 /** 5xx that may succeed on another try; 501 and 505 never will. */
 const isTransient = (status: number) => status >= 500 && status !== 501 && status !== 505
+
+/**
+ * The file name a `Content-Disposition` gives: `filename*` (RFC 8187: `UTF-8''` and
+ * percent-encoded bytes) before the plain `filename`, which may be a stand-in in ASCII.
+ */
+export const filenameOf = (header: string | null): string | undefined => {
+  if (header === null) return undefined
+  const extended = /;\s*filename\*\s*=\s*([^';]*)'[^']*'([^;\s]*)/i.exec(header)
+  if (extended !== null) {
+    const [, charset, encoded] = extended
+    try {
+      if (/^utf-8$/i.test(charset!.trim())) return decodeURIComponent(encoded!)
+      // ISO-8859-1, the one other charset RFC 8187 names: one byte per character
+      return encoded!.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    } catch {
+      // a malformed encoding: the plain name then
+    }
+  }
+  const plain = /;\s*filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header)
+  if (plain === null) return undefined
+  return plain[1] !== undefined ? plain[1].replace(/\\(.)/g, "$1") : plain[2]
+}
 
 /** An event's data as JSON; the text itself should it not be. */
 const parseData = (text: string): unknown => {
@@ -320,8 +398,9 @@ export const createClient = (options: ClientOptions): SupportClient => {
     }, limit)
     try {
       const response = await runtimeFetch(url, { ...init, signal: controller.signal })
+      if (call.binary && response.ok) return { response, text: "", bytes: new Uint8Array(await response.arrayBuffer()) }
       const text = await response.text()
-      return { response, text }
+      return { response, text, bytes: undefined }
     } catch (cause) {
       if (callSignal?.aborted) throw abortReason(callSignal)
       if (timedOut) throw new TimeoutError(limit, requestId)
@@ -359,14 +438,15 @@ export const createClient = (options: ClientOptions): SupportClient => {
     )
   }
 
-  const send = async <A>(call: Call): Promise<A> => {
+  /** The call, retried where that is harmless, until a 2xx answer read in full. */
+  const exchange = async (call: Call) => {
     const url = new URL(`${baseUrl}${call.path}`)
     for (const [name, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value))
     }
     const requestId = randomId()
     const headers: Record<string, string> = {
-      accept: "application/json",
+      accept: call.binary ? "*/*" : "application/json",
       "x-request-id": requestId,
       ...(call.authenticated === false ? {} : keyHeaders(call.access))
     }
@@ -376,7 +456,7 @@ export const createClient = (options: ClientOptions): SupportClient => {
     const init: RequestInit = {
       method: call.method,
       headers,
-      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) })
+      ...(call.form !== undefined ? { body: call.form } : call.body === undefined ? {} : { body: JSON.stringify(call.body) })
     }
     // Repeating is harmless for a read, and for a create that the service deduplicates by key.
     const repeatable = call.method === "GET" || call.idempotencyKey !== undefined
@@ -386,19 +466,9 @@ export const createClient = (options: ClientOptions): SupportClient => {
       if (signal?.aborted) throw abortReason(signal)
       let failure: ApiError | NetworkError | TimeoutError
       try {
-        const { response, text } = await attempt(url.href, init, requestId, call)
-        if (response.ok) {
-          try {
-            return JSON.parse(text) as A
-          } catch {
-            throw new ApiError(
-              response.status,
-              "UNEXPECTED_RESPONSE",
-              `HTTP ${response.status} with a body that is not JSON`,
-              response.headers.get("x-request-id") ?? undefined
-            )
-          }
-        }
+        const answer = await attempt(url.href, init, requestId, call)
+        const { response, text } = answer
+        if (response.ok) return answer
         failure = toApiError(response, text)
         // A 429 was refused before any work was done, so any call may repeat it. A 409 with
         // Retry-After is an earlier attempt of this very call still in flight (after a timeout).
@@ -415,6 +485,35 @@ export const createClient = (options: ClientOptions): SupportClient => {
       options.onRetry?.({ method: call.method, path: call.path, attempt: retry + 2, delayMs, error: failure })
       await sleep(delayMs, signal)
     }
+  }
+
+  const send = async <A>(call: Call): Promise<A> => {
+    const { response, text } = await exchange(call)
+    try {
+      return JSON.parse(text) as A
+    } catch {
+      throw new ApiError(
+        response.status,
+        "UNEXPECTED_RESPONSE",
+        `HTTP ${response.status} with a body that is not JSON`,
+        response.headers.get("x-request-id") ?? undefined
+      )
+    }
+  }
+
+  /**
+   * The path of a file to download: an `Attachment`'s `url`, a path of the service, a URL under
+   * `baseUrl`, or an id. The key goes to the service only, never to another origin.
+   */
+  const attachmentPath = (attachment: Attachment | string) => {
+    const given = typeof attachment === "string" ? attachment : attachment?.url
+    if (typeof given !== "string" || given === "") throw new TypeError("an attachment, its url or its id is required")
+    if (given.startsWith(`${baseUrl}/`)) return given.slice(baseUrl.length)
+    if (given.startsWith("/") && !given.startsWith("//")) return given
+    if (/^[a-z][a-z0-9+.-]*:/i.test(given)) {
+      throw new TypeError(`${given} is not a URL of the service at ${baseUrl}: the key is not sent there`)
+    }
+    return `/v1/attachments/${encodeURIComponent(given)}`
   }
 
   const ticketPath = (ticketId: string) => {
@@ -668,6 +767,45 @@ export const createClient = (options: ClientOptions): SupportClient => {
         path: "/v1/search",
         query: { q, types: callOptions?.types?.join(","), limit: callOptions?.limit },
         options: callOptions
+      }),
+
+    uploadFile: async (file, callOptions) => {
+      const filename = callOptions?.filename
+      if (typeof filename !== "string" || filename.trim() === "") throw new TypeError("options.filename is required")
+      const contentType = callOptions.contentType
+      let blob: Blob
+      if (typeof Blob !== "undefined" && file instanceof Blob) {
+        blob = contentType === undefined || contentType === file.type ? file : new Blob([file], { type: contentType })
+      } else if (file instanceof Uint8Array) {
+        // a view of a SharedArrayBuffer is no BlobPart: copied, as a view of a plain ArrayBuffer
+        const bytes = file.buffer instanceof ArrayBuffer ? (file as Uint8Array<ArrayBuffer>) : new Uint8Array(file)
+        blob = new Blob([bytes], { type: contentType ?? "application/octet-stream" })
+      } else {
+        throw new TypeError("file must be a Blob (or File) or a Uint8Array")
+      }
+      const form = new FormData()
+      form.append("file", blob, filename)
+      // no Idempotency-Key (uploads take none): like every POST without one, only a 429 is retried
+      return send<Upload>({ method: "POST", path: "/v1/uploads", form, options: callOptions })
+    },
+
+    downloadAttachment: async (attachment, callOptions) => {
+      const path = attachmentPath(attachment)
+      const { response, bytes } = await exchange({
+        method: "GET",
+        path,
+        binary: true,
+        access: accessOf(callOptions),
+        options: callOptions
       })
+      const fallback = typeof attachment === "object" && typeof attachment.filename === "string"
+        ? attachment.filename
+        : decodeURIComponent(path.slice(path.lastIndexOf("/") + 1))
+      return {
+        bytes: bytes ?? new Uint8Array(0),
+        filename: filenameOf(response.headers.get("content-disposition")) ?? fallback,
+        contentType: response.headers.get("content-type") ?? "application/octet-stream"
+      }
+    }
   }
 }

@@ -35,6 +35,8 @@ export interface CreateTicketInput {
   readonly tags?: ReadonlyArray<string> | null
   /** Any JSON object of at most 16 KiB, kept with the ticket. */
   readonly metadata?: Record<string, unknown> | null
+  /** At most 10 `upload_id`s of `uploadFile`, each named once: the opening message's files. */
+  readonly attachment_ids?: ReadonlyArray<string> | null
 }
 
 /** Answer of `POST /v1/tickets` (202: triage and the rest follow in the background). */
@@ -49,6 +51,33 @@ export interface CreatedTicket {
   readonly access_token: string
 }
 
+/** A file of a message, as reads list it; `downloadAttachment` fetches its bytes. */
+export interface Attachment {
+  readonly id: string
+  readonly filename: string
+  /** The media type as uploaded; a download of a type browsers could run is served as `application/octet-stream`. */
+  readonly content_type: string
+  /** In bytes. */
+  readonly size: number
+  /** Hex SHA-256 of the bytes, to check what was downloaded. */
+  readonly sha256: string
+  /** The path to download it (`/v1/attachments/:id`), with the same key and, for a `widget` key, the same ticket proof. */
+  readonly url: string
+}
+
+/**
+ * Answer of `POST /v1/uploads` (201): a file waiting for a create or a message to name its
+ * `upload_id` in `attachment_ids`; one nothing names by `expires_at` is deleted.
+ */
+export interface Upload {
+  readonly upload_id: string
+  readonly filename: string
+  readonly content_type: string
+  readonly size: number
+  readonly sha256: string
+  readonly expires_at: string
+}
+
 /** One public message of a ticket's conversation; internal notes are never returned. */
 export interface Message {
   readonly id: string
@@ -57,6 +86,7 @@ export interface Message {
   readonly author_name: string | null
   readonly body: string
   readonly created_at: string
+  readonly attachments: ReadonlyArray<Attachment>
 }
 
 /** The fields every read of a ticket has. */
@@ -75,6 +105,8 @@ interface TicketFields {
 export interface Ticket extends TicketFields {
   /** The opening message, as filed. */
   readonly body: string
+  /** The opening message's files. */
+  readonly attachments: ReadonlyArray<Attachment>
   readonly messages: ReadonlyArray<Message>
 }
 
@@ -105,6 +137,8 @@ export interface AddMessageInput {
   readonly body: string
   /** Associates the message with this contact (created when new). */
   readonly contact_email?: string | null
+  /** At most 10 `upload_id`s of `uploadFile`, each named once: the message's files. */
+  readonly attachment_ids?: ReadonlyArray<string> | null
 }
 
 /** Answer of `POST /v1/tickets/:id/messages`. */

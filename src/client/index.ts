@@ -13,6 +13,8 @@ export {
   clientVersion,
   createClient,
   type CreateOptions,
+  type DownloadAttachmentOptions,
+  type DownloadedAttachment,
   type EventStream,
   type GetTicketOptions,
   type ListVisitorTicketsOptions,
@@ -20,7 +22,8 @@ export {
   type StreamOptions,
   type SupportClient,
   type TicketAccessOptions,
-  type TicketStreamOptions
+  type TicketStreamOptions,
+  type UploadFileOptions
 } from "./Client.ts"
 export { ApiError, NetworkError, SupportClientError, TimeoutError, WebhookVerificationError } from "./Errors.ts"
 export { backoffDelay } from "./Retry.ts"

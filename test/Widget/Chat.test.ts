@@ -216,8 +216,8 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
             expect(focus, `${key} #${step + 1} stays in the sheet`).toMatchObject({ pageId: "support-widget-host", inPanel: true })
             visited.add(focus.widgetTestId ?? "(none)")
           }
-          // every control of the view was reached, and then it went round again
-          expect([...visited].sort()).toEqual(["close", "conversation-back", "reply", "reply-send", "thread"])
+          // every control of the view was reached (the reply box's "Attach a file" input too), and then it went round again
+          expect([...visited].sort()).toEqual(["close", "conversation-back", "reply", "reply-file", "reply-send", "thread"])
         }
 
         await page.keyboard.press("Escape")

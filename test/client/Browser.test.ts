@@ -126,4 +126,45 @@ describeNeeding(missing, "the client in Chromium", () => {
       await context.close()
     }
   })
+
+  it("uploads a File through CORS, and downloads it with the ticket token: the same bytes, the attachment's name", async () => {
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      const problems: Array<string> = []
+      page.on("pageerror", (error) => problems.push(error.message))
+      await page.goto(site.add(`<!doctype html><title>client</title><script>${bundle.replace(/<\/script/gi, "<\\/script")}</script>`))
+      const seen = await page.evaluate(async ({ baseUrl, widgetKey }) => {
+        const { createClient } = (window as any).SupportClient
+        const hex = async (bytes: Uint8Array) =>
+          Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)), (b) => b.toString(16).padStart(2, "0")).join("")
+        const bytes = new Uint8Array(200 * 1024)
+        for (let at = 0; at < bytes.length; at += 65_536) crypto.getRandomValues(bytes.subarray(at, at + 65_536))
+        const visitor = createClient({ apiKey: widgetKey, baseUrl })
+        const upload = await visitor.uploadFile(new File([bytes], "picked.png", { type: "image/png" }), { filename: "picked.png" })
+        const created = await visitor.createTicket({ subject: "With a file", body: "x", attachment_ids: [upload.upload_id] })
+        const ticket = await visitor.getTicket(created.ticket_id, { ticketToken: created.access_token })
+        const got = await visitor.downloadAttachment(ticket.attachments[0], { ticketToken: created.access_token })
+        return {
+          sent: await hex(bytes),
+          uploaded: upload.sha256,
+          listed: ticket.attachments[0].sha256,
+          got: await hex(got.bytes),
+          filename: got.filename,
+          contentType: got.contentType
+        }
+      }, { baseUrl: service.baseUrl, widgetKey: project.widgetKey })
+      expect(seen).toEqual({
+        sent: seen.sent,
+        uploaded: seen.sent,
+        listed: seen.sent,
+        got: seen.sent,
+        filename: "picked.png",
+        contentType: "image/png"
+      })
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
 })

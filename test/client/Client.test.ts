@@ -19,6 +19,7 @@ import {
   verifyWebhook,
   WebhookVerificationError
 } from "../../src/client/index.ts"
+import { filenameOf } from "../../src/client/Client.ts"
 import { lockName } from "../../src/Idempotency/Repo.ts"
 import { databaseKinds, freshDatabase, sessionsOf } from "../support/Databases.ts"
 import { eventuallyDefined } from "../support/Eventually.ts"
@@ -43,6 +44,20 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
     return error
   }
 }
+
+/** `n` random bytes; getRandomValues gives at most 64 KiB a call. */
+const randomBytes = (n: number) => {
+  const bytes = new Uint8Array(n)
+  for (let at = 0; at < n; at += 65_536) crypto.getRandomValues(bytes.subarray(at, at + 65_536))
+  return bytes
+}
+
+/** Hex SHA-256, as the service reports it, with WebCrypto (this file runs under Deno too). */
+const sha256Hex = async (bytes: Uint8Array) =>
+  Array.from(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)),
+    (b) => b.toString(16).padStart(2, "0")
+  ).join("")
 
 const apiError = async (promise: Promise<unknown>) => {
   const error = await rejection(promise)
@@ -156,7 +171,8 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
   let database: string | undefined
 
   beforeAll(async () => {
-    service = await startTestServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, { pipeline: "live" })
+    // a low file limit, so the test of a file over it sends 1 MiB, not 10
+    service = await startTestServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", ATTACHMENT_MAX_BYTES: "1MiB" }, { pipeline: "live" })
     project = await service.createProject("Client")
     support = createClient({ apiKey: project.key, baseUrl: service.baseUrl })
     if (kind === "postgres") {
@@ -207,16 +223,20 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       priority: "p2_high"
     })
     expect(Object.keys(ticket).sort()).toEqual(
-      ["body", "category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+      ["attachments", "body", "category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
     )
     expect(ticket.body).toBe("The export button spins forever.")
+    expect(ticket.attachments).toEqual([])
 
     const first = await support.addMessage(created.ticket_id, { body: "Still broken.", contact_email: "ada@example.com" })
     const second = await support.addMessage(created.ticket_id, { body: "Now it works, thanks." })
     expect(first.message_id).toMatch(uuid)
     const read = await support.getTicket(created.ticket_id, { contactEmail: "ADA@example.com" })
     const added = read.messages.filter((m) => m.id === first.message_id || m.id === second.message_id)
-    expect(added.map((m) => [m.body, m.author_type])).toEqual([["Still broken.", "contact"], ["Now it works, thanks.", "contact"]])
+    expect(added.map((m) => [m.body, m.author_type, m.attachments])).toEqual([
+      ["Still broken.", "contact", []],
+      ["Now it works, thanks.", "contact", []]
+    ])
     const times = read.messages.map((m) => m.created_at)
     expect([...times].sort()).toEqual(times)
   })
@@ -710,6 +730,104 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     expect(((await next)[0]!.data as any).data.message_id).toBe(message_id)
     controller.abort()
   })
+
+  it("uploadFile, then a ticket and a message naming the uploads: the reads list them, downloadAttachment gives the same bytes", async () => {
+    const screenshot = randomBytes(200 * 1024)
+    const uploaded = await support.uploadFile(screenshot, { filename: "screen shot é.png", contentType: "image/png" })
+    expect(uploaded).toEqual({
+      upload_id: expect.stringMatching(uuid),
+      filename: "screen shot é.png",
+      content_type: "image/png",
+      size: 200 * 1024,
+      sha256: await sha256Hex(screenshot),
+      expires_at: expect.any(String)
+    })
+    const { ticket_id } = await support.createTicket({
+      subject: "Broken page",
+      body: "See the screenshot",
+      attachment_ids: [uploaded.upload_id]
+    })
+    // a Blob keeps its own type; a File's name is the option's
+    const log = new Blob(["line 1\nline 2\n"], { type: "text/plain" })
+    const logUpload = await support.uploadFile(log, { filename: "app.log" })
+    expect(logUpload).toMatchObject({ content_type: "text/plain", size: log.size })
+    const { message_id } = await support.addMessage(ticket_id, { body: "and the log", attachment_ids: [logUpload.upload_id] })
+
+    const ticket = await support.getTicket(ticket_id)
+    expect(ticket.attachments).toEqual([{
+      id: uploaded.upload_id,
+      filename: "screen shot é.png",
+      content_type: "image/png",
+      size: 200 * 1024,
+      sha256: uploaded.sha256,
+      url: `/v1/attachments/${uploaded.upload_id}`
+    }])
+    expect(ticket.messages.map((m) => [m.id, m.attachments.map((a) => [a.filename, a.size, a.content_type])])).toEqual([
+      [message_id, [["app.log", log.size, "text/plain"]]]
+    ])
+
+    // by the Attachment, its url and its id: the same bytes, and the name from Content-Disposition's filename*
+    const attachment = ticket.attachments[0]!
+    for (const handle of [attachment, attachment.url, `${service.baseUrl}${attachment.url}`, attachment.id]) {
+      const got = await support.downloadAttachment(handle)
+      expect(got.bytes).toBeInstanceOf(Uint8Array)
+      expect(got.bytes.byteLength).toBe(screenshot.byteLength)
+      expect(await sha256Hex(got.bytes)).toBe(attachment.sha256)
+      expect(got.filename).toBe("screen shot é.png")
+      expect(got.contentType).toBe("image/png")
+    }
+    const logFile = await support.downloadAttachment(ticket.messages[0]!.attachments[0]!.id)
+    expect(new TextDecoder().decode(logFile.bytes)).toBe("line 1\nline 2\n")
+    expect(logFile.filename).toBe("app.log")
+
+    // an upload is named once; an unknown file is a 404
+    expect(await apiError(support.addMessage(ticket_id, { body: "again", attachment_ids: [uploaded.upload_id] })))
+      .toMatchObject({ status: 400, code: "VALIDATION_ERROR" })
+    expect(await apiError(support.downloadAttachment(crypto.randomUUID()))).toMatchObject({ status: 404, code: "NOT_FOUND" })
+  })
+
+  it("a widget key uploads, and downloads its ticket's file with the access token; without it 403, with another's 404", async () => {
+    const widget = createClient({ apiKey: project.widgetKey, baseUrl: service.baseUrl, maxRetries: 0 })
+    const bytes = randomBytes(200 * 1024)
+    const { upload_id, sha256 } = await widget.uploadFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), {
+      filename: "shot.png",
+      contentType: "image/png"
+    })
+    const created = await widget.createTicket({ subject: "From the widget, with a file", body: "x", attachment_ids: [upload_id] })
+    const other = await widget.createTicket({ subject: "Someone else's", body: "y" })
+    const ticketToken = created.access_token
+    const [attachment] = (await widget.getTicket(created.ticket_id, { ticketToken })).attachments
+    expect(attachment).toMatchObject({ id: upload_id, filename: "shot.png", content_type: "image/png", sha256 })
+
+    const got = await widget.downloadAttachment(attachment!, { ticketToken })
+    expect(await sha256Hex(got.bytes)).toBe(await sha256Hex(bytes))
+    expect(got.bytes.byteLength).toBe(bytes.byteLength)
+    expect([got.filename, got.contentType]).toEqual(["shot.png", "image/png"])
+    expect(await apiError(widget.downloadAttachment(attachment!))).toMatchObject({ status: 403, code: "FORBIDDEN" })
+    expect(await apiError(widget.downloadAttachment(attachment!, { ticketToken: other.access_token })))
+      .toMatchObject({ status: 404, code: "NOT_FOUND" })
+  })
+
+  it("uploadFile: a file over the service's limit is PAYLOAD_TOO_LARGE, unretried; a missing name or another origin is refused before sending", async () => {
+    let sent = 0
+    const retries: Array<RetryInfo> = []
+    const counting = createClient({
+      apiKey: project.key,
+      baseUrl: service.baseUrl,
+      retryBaseDelayMs: 1,
+      onRetry: (r) => retries.push(r),
+      fetch: (input, init) => (sent++, fetch(input, init))
+    })
+    const tooLarge = await apiError(counting.uploadFile(new Uint8Array(1024 * 1024 + 1), { filename: "big.bin" }))
+    expect(tooLarge).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" })
+    expect([sent, retries.length]).toEqual([1, 0])
+    expect(await rejection(counting.uploadFile(new Uint8Array(1), { filename: " " }))).toBeInstanceOf(TypeError)
+    expect(await rejection(counting.uploadFile("text" as never, { filename: "a.txt" }))).toBeInstanceOf(TypeError)
+    const elsewhere = await rejection(counting.downloadAttachment("https://files.example.net/v1/attachments/x"))
+    expect(elsewhere).toBeInstanceOf(TypeError)
+    expect(String(elsewhere)).toContain("not a URL of the service")
+    expect(sent).toBe(1)
+  })
 })
 
 describe("retries, against a stub", () => {
@@ -987,6 +1105,74 @@ describe("retries, against a stub", () => {
     const html = await stub(() => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>portal</html>" }))
     const portal = createClient({ apiKey: "tf_stub", baseUrl: html.url })
     expect(await rejection(portal.streamEvents().next())).toMatchObject({ status: 200, code: "UNEXPECTED_RESPONSE" })
+  })
+
+  it("uploadFile: one multipart part named file, no Idempotency-Key, so a 503 is final and only a 429 is retried", async () => {
+    const upload = { upload_id: "u", filename: "a b.txt", content_type: "text/plain", size: 5, sha256: "x", expires_at: "t" }
+    const server = await stub((n) => (n === 1 ? unavailable : n === 2 ? rateLimited({ "retry-after": "0" }) : { status: 201, body: upload }))
+    const retries: Array<RetryInfo> = []
+    const client = createClient({ apiKey: "tf_stub", baseUrl: server.url, retryBaseDelayMs: 1, onRetry: (r) => retries.push(r) })
+    const file = new TextEncoder().encode("hello")
+    expect(await apiError(client.uploadFile(file, { filename: "a b.txt", contentType: "text/plain" }))).toMatchObject({ status: 503 })
+    expect(server.requests).toHaveLength(1)
+    expect(await client.uploadFile(file, { filename: "a b.txt", contentType: "text/plain" })).toEqual(upload)
+    expect(server.requests).toHaveLength(3)
+    expect(retries.map((r) => [r.method, r.path, r.error.constructor.name])).toEqual([["POST", "/v1/uploads", "ApiError"]])
+    for (const sent of server.requests) {
+      expect(sent.method).toBe("POST")
+      expect(sent.path).toBe("/v1/uploads")
+      expect(sent.headers.authorization).toBe("Bearer tf_stub")
+      expect(sent.headers["idempotency-key"]).toBeUndefined()
+      const boundary = /^multipart\/form-data; boundary=(.+)$/.exec(sent.headers["content-type"]!)?.[1]
+      expect(boundary).toBeDefined()
+      // the retry sends the whole form again
+      const parts = sent.body.split(`--${boundary}`)
+      expect(parts).toHaveLength(3)
+      expect(parts[1]).toMatch(/^\r\nContent-Disposition: form-data; name="file"; filename="a b.txt"\r\nContent-Type: text\/plain\r\n\r\nhello\r\n$/)
+      // the closing delimiter; Deno ends the body right after it, Node with a CRLF
+      expect(parts[2]).toMatch(/^--(\r\n)?$/)
+    }
+    // a Uint8Array without a type goes as octet-stream
+    await client.uploadFile(file, { filename: "blob" })
+    expect(server.requests.at(-1)!.body).toContain("Content-Type: application/octet-stream")
+  })
+
+  it("downloadAttachment: a GET, so a 503 is retried; the bytes as sent, the name from filename*, the ticket token sent", async () => {
+    const content = "héllo\u0000\u00ff"
+    const server = await stub((n) =>
+      n === 1 ? unavailable : {
+        status: 200,
+        headers: {
+          "content-type": "text/plain",
+          "content-disposition": `attachment; filename="h_llo.txt"; filename*=UTF-8''h%C3%A9llo%20%281%29.txt`
+        },
+        body: content
+      }
+    )
+    const client = createClient({ apiKey: "tf_stub", baseUrl: `${server.url}/support`, retryBaseDelayMs: 1 })
+    const got = await client.downloadAttachment("0b5e2a5c-8a7f-4b1e-9d6b-1d2f3c4b5a69", { ticketToken: "tat_x" })
+    expect(got.bytes).toEqual(new TextEncoder().encode(content))
+    expect(got.filename).toBe("héllo (1).txt")
+    expect(got.contentType).toBe("text/plain")
+    expect(server.requests.map((r) => [r.method, r.path, r.headers["x-ticket-token"], r.headers.accept])).toEqual([
+      ["GET", "/support/v1/attachments/0b5e2a5c-8a7f-4b1e-9d6b-1d2f3c4b5a69", "tat_x", "*/*"],
+      ["GET", "/support/v1/attachments/0b5e2a5c-8a7f-4b1e-9d6b-1d2f3c4b5a69", "tat_x", "*/*"]
+    ])
+    // an attachment's url is the service's path: the prefix of baseUrl goes before it
+    await client.downloadAttachment({ id: "a", filename: "x", content_type: "", size: 0, sha256: "", url: "/v1/attachments/a" })
+    expect(server.requests.at(-1)!.path).toBe("/support/v1/attachments/a")
+  })
+
+  it("filenameOf: filename* (UTF-8 or ISO-8859-1) before filename, quoted or not; none is undefined", () => {
+    expect(filenameOf(`attachment; filename="screen shot _.png"; filename*=UTF-8''screen%20shot%20%C3%A9.png`)).toBe("screen shot é.png")
+    expect(filenameOf(`attachment; filename*=utf-8'en'%E2%82%AC%20rates.txt`)).toBe("€ rates.txt")
+    expect(filenameOf(`attachment; filename*=iso-8859-1''caf%E9.txt`)).toBe("café.txt")
+    expect(filenameOf(`attachment; filename="a \\"b\\".txt"`)).toBe(`a "b".txt`)
+    expect(filenameOf(`attachment; filename=plain.txt`)).toBe("plain.txt")
+    // a broken encoding falls back to the plain name
+    expect(filenameOf(`attachment; filename="fallback.txt"; filename*=UTF-8''%E2%82`)).toBe("fallback.txt")
+    expect(filenameOf("attachment")).toBeUndefined()
+    expect(filenameOf(null)).toBeUndefined()
   })
 
   it("refuses bad settings at once", () => {

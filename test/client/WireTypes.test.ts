@@ -15,6 +15,7 @@ import type {
   Ticket,
   TicketCreated
 } from "../../src/Domain/Ticket.ts"
+import type { Attachment, Upload } from "../../src/Domain/Attachment.ts"
 import type { Health } from "../../src/Health/Api.ts"
 import type { EventKind } from "../../src/Domain/Events.ts"
 import type { Category, Priority, Statuses } from "../../src/Domain/Fields.ts"
@@ -33,6 +34,8 @@ describe("the client's wire types are the service's", () => {
     expectTypeOf<Client.PublicArticle>().toEqualTypeOf<PublicArticle>()
     expectTypeOf<Client.SearchResponse>().toEqualTypeOf<typeof UnifiedSearchResults.Type>()
     expectTypeOf<Client.Health>().toEqualTypeOf<typeof Health.Type>()
+    expectTypeOf<Client.Attachment>().toEqualTypeOf<Attachment>()
+    expectTypeOf<Client.Upload>().toEqualTypeOf<Upload>()
   })
 
   it("requests: the fields the service accepts, as it receives them", () => {

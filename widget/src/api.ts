@@ -1,5 +1,5 @@
 import { backoffDelay, retryAfterMs, sleep } from "../../src/client/Retry.ts"
-import type { ArticleSearchResult, CreateTicketInput, PublicArticle } from "../../src/client/Types.ts"
+import type { ArticleSearchResult, Attachment, CreateTicketInput, PublicArticle } from "../../src/client/Types.ts"
 import type { WidgetConfig } from "./config.ts"
 
 /** Retries after a 429 (so up to 5 attempts in all), each only when the wait is short. */
@@ -92,14 +92,16 @@ export async function call(
   let res: Response
   try {
     const all = headers(config, options.ticket)
-    if (options.payload !== undefined) all["Content-Type"] = "application/json"
+    // a form (an upload) goes as it is: the browser writes its multipart Content-Type
+    const form = options.payload instanceof FormData
+    if (options.payload !== undefined && !form) all["Content-Type"] = "application/json"
     if (options.key) all["Idempotency-Key"] = options.key
     res = await fetch(`${config.baseUrl}${path}`, {
       method: options.method ?? "GET",
       mode: "cors",
       credentials: "omit",
       headers: all,
-      body: options.payload === undefined ? undefined : JSON.stringify(options.payload)
+      body: form ? (options.payload as FormData) : options.payload === undefined ? undefined : JSON.stringify(options.payload)
     })
   } catch {
     return { kind: "unreachable" }
@@ -145,8 +147,29 @@ const ticketPath = (ticket: TicketRef, rest = "") => `/v1/tickets/${encodeURICom
 export const createTicket = (config: WidgetConfig, payload: CreateTicketInput, key: string, onBusy: () => void) =>
   post(config, "/v1/tickets", "sending the ticket", payload, key, onBusy)
 
-export const addReply = (config: WidgetConfig, ticket: TicketRef, body: string, key: string, onBusy: () => void) =>
-  post(config, ticketPath(ticket, "/messages"), "sending the reply", { body }, key, onBusy, ticket)
+export const addReply = (config: WidgetConfig, ticket: TicketRef, body: string, ids: string[], key: string, onBusy: () => void) =>
+  post(config, ticketPath(ticket, "/messages"), "sending the reply", { body, attachment_ids: ids[0] ? ids : undefined }, key, onBusy, ticket)
+
+/** Uploads one file (multipart, field `file`); the answer's `upload_id` goes in `attachment_ids`. No Idempotency-Key: uploads take none. */
+export const upload = (config: WidgetConfig, file: File, onBusy: () => void) => {
+  const form = new FormData()
+  form.append("file", file, file.name)
+  return post(config, "/v1/uploads", "uploading a file", form, "", onBusy)
+}
+
+/**
+ * A file of the conversation, fetched with the ticket's proof, which a plain link could not send;
+ * undefined when it cannot be had. Only the service's own download paths get the key.
+ */
+export async function download(config: WidgetConfig, ticket: TicketRef, url: string): Promise<Blob | undefined> {
+  if (!/^\/v1\/attachments\/[\w-]+$/.test(url)) return
+  try {
+    const res = await fetch(`${config.baseUrl}${url}`, { mode: "cors", credentials: "omit", headers: headers(config, ticket) })
+    if (res.ok) return await res.blob()
+  } catch {
+    /* unreachable: said by the caller */
+  }
+}
 
 /** Adds an anonymously filed ticket to the verified visitor's list. */
 export const claimTicket = (config: WidgetConfig, ticket: TicketRef) =>
@@ -159,6 +182,7 @@ export interface Msg {
   readonly author_name?: string | null | undefined
   readonly body: string
   readonly created_at: string
+  readonly attachments?: ReadonlyArray<Attachment> | undefined
 }
 
 export interface TicketView {
@@ -179,7 +203,7 @@ export async function readTicket(config: WidgetConfig, ticket: TicketRef): Promi
   if (typeof data?.status !== "string") return { kind: "unreachable" }
   const messages: Msg[] = (Array.isArray(data.messages) ? data.messages : []).filter(isMsg)
   if (typeof data.body === "string") {
-    messages.unshift({ id: "opening", author_type: "contact", body: data.body, created_at: data.created_at })
+    messages.unshift({ id: "opening", author_type: "contact", body: data.body, created_at: data.created_at, attachments: data.attachments })
   }
   return { ...outcome, ticket: { status: data.status, subject: data.subject, ticket_number: data.ticket_number, messages } }
 }

@@ -1,5 +1,7 @@
 import { randomId } from "../../src/client/randomId.ts"
-import { addReply, claimTicket, isMsg, listTickets, type Msg, type Outcome, readTicket, retrySeconds, type TicketRef, type TicketView } from "./api.ts"
+import type { Attachment } from "../../src/client/Types.ts"
+import { addReply, claimTicket, download, isMsg, listTickets, type Msg, type Outcome, readTicket, retrySeconds, type TicketRef, type TicketView } from "./api.ts"
+import { picker, sizeText } from "./attach.ts"
 import type { WidgetConfig } from "./config.ts"
 import { backButton, h, heading, viewSection } from "./dom.ts"
 import type { Panel, View } from "./launcher.ts"
@@ -52,7 +54,7 @@ export interface Conversation {
   readonly list: View
   readonly conversation: View
   /** A ticket just filed: stored, and opened when its token lets it be read; whether it opened. */
-  filed(request: Request, body: string): boolean
+  filed(request: Request, body: string, files: Attachment[]): boolean
   /** After each open, close and change of view (and of the page's visibility). */
   changed(): void
 }
@@ -93,13 +95,15 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   })
   const notice = h("p", { id: "sw-reply-error", class: "m e", role: "alert", "data-testid": "reply-error" })
   const replySend = h("button", { type: "submit", class: "s", "data-testid": "reply-send" }, "Send")
+  const replyFiles = picker(config, "reply")
   const replyForm = h(
     "form",
     // the widget's own message, not the browser's bubble as well: one message per problem
     { class: "rf", "aria-label": "Reply", novalidate: true },
     h("label", { for: "sw-reply", class: "sr" }, "Your reply"),
     reply,
-    replySend
+    replySend,
+    replyFiles.element
   )
   const conv: View = {
     element: viewSection(
@@ -123,7 +127,8 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
 
   /** The conversation on screen, or last on screen: the one followed while the panel is closed. */
   let current: Ticket | undefined
-  let seen = new Set<string>()
+  /** The messages on screen, by id. */
+  let seen = new Map<string, HTMLElement>()
   let follower: Follower | undefined
   let followed: string | undefined
 
@@ -139,27 +144,55 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
       ? MESSAGES.whoAreYou
       : outcome.kind === "gone"
       ? MESSAGES.gone
-      : outcome.kind === "rejected" && outcome.code === "CONFLICT"
+      : outcome.kind !== "rejected"
+      ? MESSAGES.unreachable
+      : outcome.code === "CONFLICT"
       ? MESSAGES.stillSending
-      : outcome.kind === "rejected"
-      ? /^body (.+)$/.exec(outcome.message)?.[1]?.replace(/^/, "Your reply ") ?? MESSAGES.unavailable
-      : MESSAGES.unreachable
+      : outcome.code === "PAYLOAD_TOO_LARGE"
+      ? MESSAGES.tooLarge
+      : /^body (.+)$/.exec(outcome.message)?.[1]?.replace(/^/, "Your reply ") ?? MESSAGES.unavailable
+
+  /**
+   * A file is fetched with the ticket's proof, which a link cannot send, then saved from a blob
+   * URL through a link with `download`.
+   */
+  const save = async (a: Attachment) => {
+    const blob = current && (await download(config, current, a.url))
+    if (!blob) return void (notice.textContent = MESSAGES.noFile)
+    const link = h("a", { href: URL.createObjectURL(blob), download: a.filename })
+    link.click()
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000)
+  }
+
+  /** A message's files, under its text, once: a read may bring those its stream event did not. */
+  const files = (li: HTMLElement, list?: ReadonlyArray<Attachment>) => {
+    if (!list || !list[0] || li.querySelector(".at")) return
+    li.lastChild!.before(h("p", { class: "at" }, ...list.map((a) => {
+      const button = h("button", { type: "button", "data-testid": "attachment" }, h("span", { class: "sr" }, "Download "), `${a.filename} (${sizeText(a.size)})`)
+      button.addEventListener("click", () => void save(a))
+      return button
+    })))
+  }
 
   /** Adds a message to the thread once; a reply from support is announced while it is watched. */
   const append = (m: Msg, announce: boolean) => {
-    if (seen.has(m.id)) return false
-    seen.add(m.id)
+    const shown = seen.get(m.id)
+    if (shown) {
+      files(shown, m.attachments)
+      return false
+    }
     const mine = m.author_type === "contact"
     const name = mine ? "You" : m.author_name || "Support"
-    messages.append(
-      h(
-        "li",
-        { class: mine ? "me" : "", "data-testid": "message", "data-author": mine ? "you" : "support" },
-        h("b", { class: mine ? "sr" : "" }, name),
-        h("div", {}, m.body),
-        stamp(m.created_at)
-      )
+    const li = h(
+      "li",
+      { class: mine ? "me" : "", "data-testid": "message", "data-author": mine ? "you" : "support" },
+      h("b", { class: mine ? "sr" : "" }, name),
+      h("div", {}, m.body),
+      stamp(m.created_at)
     )
+    seen.set(m.id, li)
+    files(li, m.attachments)
+    messages.append(li)
     empty.hidden = !!messages.querySelector("[data-author=support]")
     if (announce && !mine) convLive.textContent = MESSAGES.newReply(name)
     toBottom()
@@ -324,8 +357,9 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   const openConversation = (ticket: Ticket) => {
     listSeq++
     current = ticket
-    seen = new Set()
+    seen = new Map()
     messages.replaceChildren()
+    replyFiles.clear()
     convLive.textContent = notice.textContent = convStatus.textContent = ""
     empty.hidden = true
     replyForm.hidden = false
@@ -358,24 +392,28 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
       replying = true
       replySend.disabled = true
       notice.textContent = ""
-      const fingerprint = `${ticket.ticket_id}\n${text}`
-      if (replyKey === undefined || replyFor !== fingerprint) {
-        replyKey = randomId()
-        replyFor = fingerprint
-      }
       try {
-        const outcome = await addReply(config, ticket, text, replyKey, () => (convLive.textContent = MESSAGES.busy))
+        const tell = (text: string) => (convLive.textContent = text)
+        const up = await replyFiles.ids(tell)
+        const ids: string[] = up.kind === "ok" ? up.data : []
+        const fingerprint = `${ticket.ticket_id}\n${text}\n${ids}`
+        if (replyKey === undefined || replyFor !== fingerprint) {
+          replyKey = randomId()
+          replyFor = fingerprint
+        }
+        const outcome = up.kind === "ok" ? await addReply(config, ticket, text, ids, replyKey, () => tell(MESSAGES.busy)) : up
         if (outcome.kind === "ok") {
           replyKey = replyFor = undefined
           reply.value = ""
           convLive.textContent = MESSAGES.sent
           const id = outcome.data?.message_id
+          const sent = replyFiles.done()
           if (current === ticket) {
-            append({ id: typeof id === "string" ? id : randomId(), author_type: "contact", body: text, created_at: new Date().toISOString() }, false)
+            append({ id: typeof id === "string" ? id : randomId(), author_type: "contact", body: text, created_at: new Date().toISOString(), attachments: sent }, false)
             // the status a reply to a resolved ticket reopened comes over the stream; else read it
             if (!follower?.live()) void read(ticket)
           }
-        } else notice.textContent = problem(outcome)
+        } else notice.textContent = replyFiles.spent(outcome) ? MESSAGES.fileAgain : problem(outcome)
       } catch {
         notice.textContent = MESSAGES.unreachable
       } finally {
@@ -393,13 +431,13 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
     list,
     conversation: conv,
     changed,
-    filed(request, body) {
+    filed(request, body, files) {
       if (!request.access_token && !request.email) return false
       store.add(request)
       showEntry()
       if (!request.access_token) return false
       openConversation(request)
-      append({ id: "opening", author_type: "contact", body, created_at: new Date().toISOString() }, false)
+      append({ id: "opening", author_type: "contact", body, created_at: new Date().toISOString(), attachments: files }, false)
       empty.hidden = false
       return true
     }

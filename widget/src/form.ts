@@ -1,7 +1,8 @@
 import { randomId } from "../../src/client/randomId.ts"
-import type { CreateTicketInput, Priority } from "../../src/client/Types.ts"
+import type { Attachment, CreateTicketInput, Priority } from "../../src/client/Types.ts"
 import { createTicket, retrySeconds } from "./api.ts"
 import type { Articles } from "./articles.ts"
+import { picker } from "./attach.ts"
 import type { WidgetConfig } from "./config.ts"
 import { h } from "./dom.ts"
 import type { Panel, View } from "./launcher.ts"
@@ -23,7 +24,7 @@ export interface FormParts {
   readonly entry: HTMLElement
   readonly articles: Pick<Articles, "suggestions" | "suggest" | "clear">
   /** A ticket filed: kept, and opened as a conversation when it can be; whether it opened. */
-  readonly onFiled: (request: Request, body: string) => boolean
+  readonly onFiled: (request: Request, body: string, files: Attachment[]) => boolean
   /** The name and email of the visitor's last ticket, filled in again on the next visit. */
   readonly visitor: VisitorStore
 }
@@ -75,7 +76,8 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
   if (config.fields.email) element.append(field("email", "Email", email))
   if (config.fields.priority) element.append(field("priority", "Priority", priority))
   element.append(field("subject", "Subject", subject), ...articles.suggestions, field("message", "Message", message))
-  element.append(error, retry, submit, status)
+  const files = picker(config, "ticket")
+  element.append(files.element, error, retry, submit, status)
   const first = controls[0] ?? submit
   const view: View = { element, focus: first }
   subject.addEventListener("input", () => articles.suggest(subject.value))
@@ -123,13 +125,14 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
   let keyFor: string | undefined
   let inFlight = false
 
-  const payload = (): CreateTicketInput => ({
+  const payload = (ids: string[]): CreateTicketInput => ({
     subject: subject.value.trim(),
     body: message.value.trim(),
     source: "widget",
     sender_name: (config.fields.name && name.value.trim()) || undefined,
     sender_email: (config.fields.email && email.value.trim()) || undefined,
-    priority: config.fields.priority ? (priority.value as Priority) : undefined
+    priority: config.fields.priority ? (priority.value as Priority) : undefined,
+    attachment_ids: ids[0] ? ids : undefined
   })
 
   /**
@@ -169,21 +172,24 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
     submit.disabled = true
     retry.hidden = true
     error.textContent = confirmation.textContent = ""
-    say(MESSAGES.sending)
     try {
-      const body = payload()
+      // the file first: the ticket names its upload
+      const up = await files.ids(say)
+      say(MESSAGES.sending)
+      const body = payload(up.kind === "ok" ? up.data : [])
       const fingerprint = JSON.stringify(body)
       if (key === undefined || keyFor !== fingerprint) {
         key = randomId()
         keyFor = fingerprint
       }
-      const outcome = await createTicket(config, body, key, () => say(MESSAGES.busy))
+      const outcome = up.kind === "ok" ? await createTicket(config, body, key, () => say(MESSAGES.busy)) : up
       if (outcome.kind === "ok") {
         key = keyFor = undefined
         // the ticket's own fields start afresh; the visitor's name and email stay, for this and the next visit
         subject.value = message.value = ""
         priority.value = DEFAULT_PRIORITY
         articles.clear()
+        const sent = files.done()
         visitor.set({ name: name.value.trim(), email: email.value.trim() })
         const n = outcome.data?.ticket_number
         const number = typeof n === "number" || typeof n === "string" ? Number(n) : undefined
@@ -200,7 +206,7 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
             subject: body.subject,
             access_token: typeof token === "string" ? token : undefined,
             email: body.sender_email ?? undefined
-          }, body.body)
+          }, body.body, sent)
         ) return
         confirmation.textContent = MESSAGES.thanks(number)
         return
@@ -208,6 +214,8 @@ export function form(config: WidgetConfig, panel: Panel, { entry, articles, onFi
       if (outcome.kind === "rejected") {
         // an Idempotency-Key whose first attempt the service is still working on
         if (outcome.code === "CONFLICT") return fail(MESSAGES.stillSending, true)
+        if (outcome.code === "PAYLOAD_TOO_LARGE") return fail(MESSAGES.tooLarge, false)
+        if (files.spent(outcome)) return fail(MESSAGES.fileAgain, true)
         return fail(fieldProblem(outcome) ?? MESSAGES.unavailable, false)
       }
       if (outcome.kind === "unreachable") return fail(MESSAGES.unreachable, true)

@@ -16,5 +16,9 @@ export const MESSAGES = {
   newReply: (name: string) => `New reply from ${name}`,
   sent: "Sent",
   reconnecting: "Reconnecting…",
-  suggested: (titles: string[]) => `Articles that might help: ${titles.join("; ")}`
+  suggested: (titles: string[]) => `Articles that might help: ${titles.join("; ")}`,
+  uploading: "Uploading the file…",
+  tooLarge: "The file is too large: choose one of at most 10 MB.",
+  noFile: "The file could not be downloaded. Please try again.",
+  fileAgain: "The file could not be attached. Please try again."
 }

@@ -42,7 +42,7 @@ export function css(color: string, onColor: string, position: Position): string 
 .l,.p{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:${ink};text-align:left;letter-spacing:normal;text-transform:none;direction:ltr}
 button,input,select,textarea{font:inherit;color:inherit;margin:0}
 :focus{outline:none}
-:focus-visible{outline:2px solid #fff;box-shadow:0 0 0 4px ${ink}}
+:focus-visible,.sr:focus-visible+label{outline:2px solid #fff;box-shadow:0 0 0 4px ${ink}}
 input:focus-visible,select:focus-visible,textarea:focus-visible{outline:2px solid ${ink};outline-offset:1px;box-shadow:0 0 0 4px #fff}
 .l{position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;border:0;padding:0;display:flex;align-items:center;justify-content:center;background:${color};color:${onColor};cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
 .l:focus-visible{outline:3px solid ${ring.outer};outline-offset:3px;box-shadow:0 0 0 4px ${ring.inner},0 4px 14px rgba(0,0,0,.25)}
@@ -98,10 +98,15 @@ textarea{min-height:96px;resize:vertical}
 .c .me div{background:${color};color:${onColor};border-radius:16px 16px 4px 16px}
 .c time{margin:2px 6px 0;font-size:12px}
 .cv>.e{margin:0 14px 8px}
-.rf{flex:none;flex-direction:row;align-items:flex-end;gap:8px;padding:10px 12px;border-top:1px solid #e5e7eb;background:#fff}
+.rf{flex:none;flex-flow:row wrap;align-items:flex-end;gap:8px;padding:10px 12px;border-top:1px solid #e5e7eb;background:#fff}
 .v .rf{padding:10px 12px}
-.rf textarea{flex:1 1 auto;min-width:0;min-height:44px;max-height:140px;resize:none}
+.rf textarea{flex:1 1 0;min-width:0;min-height:44px;max-height:140px;resize:none}
 .rf .s{flex:none;font-size:16px;padding:10px 14px;min-height:44px}
+.rf .f{flex:1 0 100%}
+.fc{display:flex;align-items:center;gap:8px;overflow-wrap:anywhere}
+.fc .r{flex:none}
+.at{margin:4px 6px 0}
+.at button{display:block;min-height:24px;padding:0;border:0;background:none;color:#1d4ed8;text-decoration:underline;cursor:pointer;font-size:13px;text-align:left;overflow-wrap:anywhere}
 .a{overflow-wrap:anywhere}
 .a pre{background:#f3f4f6;padding:8px;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
 .a code{font:13px ui-monospace,monospace}
