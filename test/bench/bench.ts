@@ -10,8 +10,11 @@
  * jobs are done and its deliveries arrived, and the highest steady creation rate at which triage
  * and delivery keep a p99 lag under 1 s for BENCH_STEADY_SECONDS (60). Then the ticket streams
  * (streams.ts): BENCH_STREAMS (10,000) ticket event streams held open while agents reply to 1,000
- * tickets a minute for BENCH_STREAMS_SECONDS (60), on one instance and on two.
- * BENCH_ONLY=http|pipeline|streams runs one part; BENCH_DATABASE=pglite|postgres one database.
+ * tickets a minute for BENCH_STREAMS_SECONDS (60), on one instance and on two. Then inbound mail
+ * (email.ts), on each database: BENCH_EMAIL_MESSAGES mails (2,000 on PostgreSQL, 500 on PGlite)
+ * over BENCH_EMAIL_SENDERS (8) SMTP connections to the service's SMTP listener, each mail checked
+ * in the database afterwards (BENCH_EMAIL_PROJECTS spreads them over several projects, a diagnosis).
+ * BENCH_ONLY=http|pipeline|streams|email runs one part; BENCH_DATABASE=pglite|postgres one database.
  *
  * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
  * service does not start or a scenario sees errors or non-2xx responses.
@@ -25,6 +28,7 @@ import { generateArticles, searchQueries, ticketPayload } from "./corpus.ts"
 import { benchPipeline, printPipeline } from "./pipeline.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
 import { benchStreams, printStreams, type StreamsResult } from "./streams.ts"
+import { benchEmail, emailFailed, type EmailResult, printEmail } from "./email.ts"
 import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -45,7 +49,7 @@ const serviceEnv = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
 }
 
-const only = process.env.BENCH_ONLY as "http" | "pipeline" | "streams" | undefined
+const only = process.env.BENCH_ONLY as "http" | "pipeline" | "streams" | "email" | undefined
 /** The pipeline (PostgreSQL only): a burst at full speed, then steady rates, each this long. */
 const burstSeconds = 10
 const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60)
@@ -53,6 +57,14 @@ const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60)
 const streamCount = Number(process.env.BENCH_STREAMS ?? 10_000)
 const streamRepliesPerMinute = 1_000
 const streamSeconds = Number(process.env.BENCH_STREAMS_SECONDS ?? 60)
+/** Inbound mail: how many mails (PGlite takes them more slowly), over how many SMTP connections. */
+const emailMessages = (kind: DatabaseKind) =>
+  Number(process.env.BENCH_EMAIL_MESSAGES ?? (kind === "postgres" ? 2_000 : 500))
+const emailSenders = Number(process.env.BENCH_EMAIL_SENDERS ?? 8)
+/** A diagnosis, not the scenario: the mails spread over this many projects (1). */
+const emailProjects = Number(process.env.BENCH_EMAIL_PROJECTS ?? 1)
+/** Neither the seeded service nor its HTTP scenarios: the parts that start services of their own. */
+const ownServicesOnly = only === "streams" || only === "email"
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -369,10 +381,10 @@ const printTable = (kind: DatabaseKind, results: ReadonlyArray<ScenarioResult>, 
 }
 
 const benchDatabase = async (kind: DatabaseKind) => {
-  if (only !== "streams") console.log(`\n== ${kind}: starting and seeding`)
+  if (!ownServicesOnly) console.log(`\n== ${kind}: starting and seeding`)
   const startLoad = loadavg()
   const skipped = { results: [], idleRssMiB: 0, hwmMiB: 0, matches: {} as Record<string, number>, pipeline: undefined }
-  const { results, idleRssMiB, hwmMiB, matches, pipeline } = only === "streams" ? skipped : await withSeededService(kind, async (service, project, databaseUrl) => {
+  const { results, idleRssMiB, hwmMiB, matches, pipeline } = ownServicesOnly ? skipped : await withSeededService(kind, async (service, project, databaseUrl) => {
     const idleRssMiB = mib(memoryKiB(service.pid)?.rss ?? 0)
     const ticketIds = await createTicketPool(service.baseUrl, project.api_key)
     const matches = await queryMatches(service.baseUrl, project.api_key)
@@ -400,7 +412,7 @@ const benchDatabase = async (kind: DatabaseKind) => {
     })
     return { results, idleRssMiB, hwmMiB: mib(memoryKiB(service.pid)?.hwm ?? 0), matches, pipeline }
   })
-  if (only !== "streams") {
+  if (!ownServicesOnly) {
     printTable(kind, results, hwmMiB)
     if (pipeline !== undefined) printPipeline(kind, pipeline)
     console.log(`RSS of the seeded server before any load: ${idleRssMiB.toFixed(1)} MB`)
@@ -428,6 +440,29 @@ const benchDatabase = async (kind: DatabaseKind) => {
       console.error(`\n!!!!!! ${kind}: the ticket streams could not run: ${streams.error}`)
     }
   }
+  // inbound mail over SMTP, on a fresh service and database of its own
+  let email: EmailResult | { readonly error: string } | undefined
+  if (only === undefined || only === "email") {
+    console.log(`\n== ${kind}: inbound mail over SMTP`)
+    try {
+      email = await benchEmail({
+        root,
+        kind,
+        serverUrl: process.env.DATABASE_URL,
+        serviceEnv,
+        adminToken,
+        messages: emailMessages(kind),
+        senders: emailSenders,
+        projects: emailProjects,
+        maxRssMiB
+      })
+      printEmail(email, maxRssMiB)
+    } catch (error) {
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : ""
+      email = { error: `${error instanceof Error ? error.message : String(error)}${cause}` }
+      console.error(`\n!!!!!! ${kind}: inbound mail could not run: ${email.error}`)
+    }
+  }
 
   await mkdir(join(root, ".bench"), { recursive: true })
   const file = join(root, ".bench", `results-${kind}.json`)
@@ -449,12 +484,14 @@ const benchDatabase = async (kind: DatabaseKind) => {
     vmHwmMiB: hwmMiB,
     scenarios: results,
     pipeline,
-    streams
+    streams,
+    email
   }, null, 2) + "\n")
   console.log(`results written to ${file}`)
   return results.some((r) => r.errors > 0 || r.non2xx > 0) ||
     (pipeline !== undefined && pipeline.burst.workedOffSeconds === undefined) ||
-    (streams !== undefined && "error" in streams)
+    (streams !== undefined && "error" in streams) ||
+    (email !== undefined && ("error" in email || emailFailed(email)))
 }
 
 const main = async () => {
