@@ -1,4 +1,5 @@
-import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
+import { Context, Data, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
+import * as Grouped from "../Database/Grouped.ts"
 import { Attachments } from "../Attachments/Attachments.ts"
 import { AppConfig } from "../Config.ts"
 import type { NewFile } from "../Domain/Attachment.ts"
@@ -63,6 +64,15 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
     const agents = yield* AgentsRepo
     const attachments = yield* Attachments
     const config = yield* AppConfig
+    // mails that arrive together file their tickets together: one lock of the project's numbering
+    // and one commit for all of them, where one by one each waited for the one before
+    const fileTogether = yield* Grouped.statements({
+      inFlight: 2,
+      maxBatch: 50,
+      one: (create: Parameters<typeof tickets.createTogether<AlreadyFiled>>[0][number]) =>
+        Effect.map(tickets.createTogether([create]), (results) => results[0]!),
+      many: (creates) => tickets.createTogether(creates)
+    })
     const ownAddress = splitAddress(/<([^>]+)>/.exec(config.mailFrom)?.[1] ?? config.mailFrom).base
 
     /** The project of the first recipient that is a project's inbound address (a reply address included). */
@@ -74,7 +84,7 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
       return Option.none()
     })
 
-    /** Whether any recipient could be one of the service's addresses: the SMTP door asks at RCPT TO. */
+    /** Whether mail to `recipient` reaches a project: the SMTP door asks at RCPT TO, before the mail is sent. */
     const knowsRecipient = (recipient: string) =>
       Effect.map(repo.projectByAddress(splitAddress(recipient).base), Option.isSome)
 
@@ -152,14 +162,24 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
 
       const fileNew = Effect.gen(function*() {
         yield* refuseWhenFlooding(projectId, sender)
-        const created = yield* tickets.create(projectId, {
-          subject: fit(mail.subject || body.split("\n", 1)[0]!, maxSubject) || "(no subject)",
-          body,
-          sender_email: sender,
-          sender_name: mail.from!.name === null ? undefined : fit(mail.from!.name, 200),
-          source: "email"
-        }, { senderVerified: false, ...extras })
-        return { outcome: "ticket_created" as const, ticketId: created.ticket_id, messageId: null, number: created.ticket_number }
+        const created = yield* fileTogether({
+          projectId,
+          input: {
+            subject: fit(mail.subject || body.split("\n", 1)[0]!, maxSubject) || "(no subject)",
+            body,
+            sender_email: sender,
+            sender_name: mail.from!.name === null ? undefined : fit(mail.from!.name, 200),
+            source: "email"
+          },
+          options: { senderVerified: false, ...extras }
+        })
+        if (Result.isFailure(created)) return yield* Effect.fail(created.failure)
+        return {
+          outcome: "ticket_created" as const,
+          ticketId: created.success.ticket_id,
+          messageId: null,
+          number: created.success.ticket_number
+        }
       })
 
       const answer = (ticketId: TicketId) =>

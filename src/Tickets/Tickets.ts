@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result, Schema } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { Attachments } from "../Attachments/Attachments.ts"
 import { AppConfig } from "../Config.ts"
@@ -25,7 +25,7 @@ import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { CursorKey } from "../Projects/CursorKey.ts"
 import { ContactsRepo } from "./ContactsRepo.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
-import { type ListedTicket, type TicketFilter, TicketsRepo } from "./TicketsRepo.ts"
+import { type ListedTicket, type NewTicketRow, type TicketFilter, TicketsRepo } from "./TicketsRepo.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
 const isTicketId = Schema.is(TicketId)
@@ -96,13 +96,10 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         }
       })
 
-    const create = Effect.fnUntraced(function*<E = never>(
-      projectId: ProjectId,
-      input: CreateTicketInput,
-      options: { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } & Extras<E> = {
-        senderVerified: false
-      }
-    ) {
+    type CreateOptions<E> = { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } & Extras<E>
+
+    /** A new ticket's row and outbox jobs, as one statement writes them. */
+    const prepare = Effect.fnUntraced(function*<E>(projectId: ProjectId, input: CreateTicketInput, options: CreateOptions<E>) {
       // randomUUID makes a uuid: the id's check is for text that comes from outside
       const id = TicketId.make(crypto.randomUUID(), { disableChecks: true })
       const createdAt = yield* nowIso
@@ -121,30 +118,66 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         sender_email: senderEmail,
         created_at: createdAt
       })
+      const row: NewTicketRow = {
+        id,
+        projectId,
+        subject: input.subject,
+        body: input.body,
+        priority,
+        priorityGiven: input.priority != null,
+        source: input.source ?? "api",
+        senderEmail,
+        senderName,
+        senderVerified,
+        metadata: input.metadata ?? null,
+        createdAt,
+        visitorSub: visitor?.sub ?? null
+      }
+      return { id, row, jobs: ticketCreatedJobs(event, { errorTracker }) }
+    })
+
+    const create = Effect.fnUntraced(function*<E = never>(
+      projectId: ProjectId,
+      input: CreateTicketInput,
+      options: CreateOptions<E> = { senderVerified: false }
+    ) {
+      const { id, row, jobs } = yield* prepare(projectId, input, options)
       const tags = distinctTags(input.tags ?? [])
       const write = Effect.gen(function*() {
         yield* withExtras(projectId, { ticketId: id, messageId: null, newTicket: true }, input.attachment_ids, options)
-        const ticketNumber = yield* repo.insertTicket({
-          id,
-          projectId,
-          subject: input.subject,
-          body: input.body,
-          priority,
-          priorityGiven: input.priority != null,
-          source: input.source ?? "api",
-          senderEmail,
-          senderName,
-          senderVerified,
-          metadata: input.metadata ?? null,
-          createdAt,
-          visitorSub: visitor?.sub ?? null
-        }, ticketCreatedJobs(event, { errorTracker }))
+        const ticketNumber = yield* repo.insertTicket(row, jobs)
         if (tags.length > 0) yield* repo.tagTicket(projectId, id, tags)
         return { ticket_id: id, ticket_number: ticketNumber } satisfies Omit<TicketCreated, "access_token">
       })
       // a lone statement is atomic by itself; tags and files add statements, and so a transaction
       return yield* (tags.length === 0 && !hasExtras(options, input.attachment_ids) ? write : repo.withTransaction(write))
     })
+
+    /**
+     * Several creates in one transaction whose tickets go in one statement, so the projects'
+     * numbering locks are taken once for all of them and held only from that statement to the
+     * commit. Each create's files and work run first, each in a savepoint: one that fails leaves
+     * nothing and its create alone answers its error; the others are written. Tags are not taken.
+     */
+    const createTogether = <E>(
+      creates: ReadonlyArray<{ readonly projectId: ProjectId; readonly input: CreateTicketInput; readonly options: CreateOptions<E> }>
+    ) =>
+      repo.withTransaction(Effect.gen(function*() {
+        const prepared = yield* Effect.forEach(creates, ({ projectId, input, options }) =>
+          Effect.flatMap(prepare(projectId, input, options), (ticket) =>
+            Effect.map(
+              Effect.result(repo.withTransaction(
+                withExtras(projectId, { ticketId: ticket.id, messageId: null, newTicket: true }, input.attachment_ids, options)
+              )),
+              (extras) => ({ ticket, extras })
+            )))
+        const kept = prepared.filter(({ extras }) => Result.isSuccess(extras))
+        const numbers = kept.length === 0 ? [] : yield* repo.insertTickets(kept.map(({ ticket }) => ticket))
+        const numberOf = new Map(kept.map(({ ticket }, i) => [ticket.id, numbers[i]!]))
+        return prepared.map(({ ticket, extras }) =>
+          Result.map(extras, () => ({ ticket_id: ticket.id, ticket_number: numberOf.get(ticket.id)! }))
+        )
+      }))
 
     const get = Effect.fnUntraced(function*(projectId: ProjectId, ticketId: TicketId, guard: TicketGuard) {
       const found = yield* repo.findPublic(projectId, ticketId)
@@ -396,7 +429,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return found.value
     })
 
-    return { create, get, claim, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, listForVisitor, findId }
+    return { create, createTogether, get, claim, addMessage, adminGet, adminUpdate, addAgentMessage, list, listForContact, listForVisitor, findId }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(

@@ -208,6 +208,11 @@ export interface TicketChange {
 export interface TicketsRepoShape {
   /** Writes the ticket, its sender as a contact and its outbox jobs in one statement; answers its number. */
   readonly insertTicket: (row: NewTicketRow, jobs: ReadonlyArray<NewJob>) => Effect.Effect<number>
+  /**
+   * Writes several tickets in one statement, on the caller's transaction: one lock of each
+   * project's row for all of them. Answers their numbers in the order given.
+   */
+  readonly insertTickets: (tickets: ReadonlyArray<{ readonly row: NewTicketRow; readonly jobs: ReadonlyArray<NewJob> }>) => Effect.Effect<ReadonlyArray<number>>
   readonly tagTicket: (projectId: ProjectId, ticketId: TicketId, tags: ReadonlyArray<string>) => Effect.Effect<void>
   readonly findPublic: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<PublicRead>>
   readonly findAdmin: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<AdminTicket>>
@@ -600,8 +605,15 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
             updated_at = ${change.updatedAt}
           WHERE id = ${ticketId}`.pipe(Rows.run)
 
+    const insertTickets = (tickets: ReadonlyArray<NewTicket>) =>
+      Effect.flatMap(
+        Effect.forEach(tickets, ({ row, jobs }) => Effect.map(traced(jobs), (withTraces) => ({ row, jobs: withTraces }))),
+        (withTraces) => withTraces.length === 1 ? Effect.map(insertOne(withTraces[0]!), (n) => [n]) : insertMany(withTraces)
+      )
+
     return {
       insertTicket,
+      insertTickets,
       claimForVisitor,
       tagTicket,
       findPublic,

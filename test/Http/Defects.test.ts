@@ -27,6 +27,7 @@ const brokenTickets = Layer.unwrap(Effect.gen(function*() {
   const defect = () => Effect.die(new Error("relation \"secret_internal_table\" does not exist"))
   const tickets = Tickets.of({
     create: defect,
+    createTogether: defect,
     get: defect,
     claim: defect,
     addMessage: defect,

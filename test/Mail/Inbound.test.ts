@@ -213,6 +213,26 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         expect(yield* emailTickets(projectId)).toHaveLength(1)
       }))
 
+    it.effect("mails arriving together file together: each once, numbered without gaps, a repeated one once", () =>
+      Effect.gen(function*() {
+        const port = yield* listenerPort
+        const { projectId } = yield* mailProject("help@together.test")
+        const mails = Array.from({ length: 24 }, (_, i) => ({
+          from: `sender${i % 8}@example.com`,
+          to: "help@together.test",
+          subject: `Together ${i}`,
+          text: `Mail number ${i}`,
+          // the last four repeat the first four's Message-IDs, as a sender that retries after a lost 250 does
+          messageId: `<together-${i % 20}@example.com>`
+        }))
+        const sent = yield* Effect.forEach(mails, (mail) => sendSmtp(port, mail), { concurrency: "unbounded" })
+        expect(sent.every((result) => result.ok)).toBe(true)
+        const filed = yield* emailTickets(projectId)
+        expect(filed).toHaveLength(20)
+        expect(filed.map((t) => t.ticket_number)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+        expect(new Set(filed.map((t) => t.subject.replace(/^Together /, "")).map((n) => Number(n) % 20)).size).toBe(20)
+      }))
+
     it.effect("auto-replies, bounces, list mail and the service's own mail file nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer

@@ -1,7 +1,7 @@
 /**
  * How to test a service without a database: give it mock layers. `Tickets` needs the repositories
- * of the tickets (TicketsRepo, MessagesRepo, ContactsRepo), the agents' (AgentsRepo), a key for
- * its list cursors (CursorKey.layerFrom) and `AppConfig`; each repository's shape is written out,
+ * of the tickets (TicketsRepo, MessagesRepo, ContactsRepo), the agents' (AgentsRepo), the files'
+ * service (Attachments), a key for its list cursors (CursorKey.layerFrom) and `AppConfig`; each repository's shape is written out,
  * so a mock fills in only the methods a test reaches (`makeTestLayer`) and the rest fail loudly.
  * The mock below records what it is asked to write, and the `TestClock` of `it.effect` fixes the
  * time. (The HTTP suites run the real SQL; a mock is for testing logic in isolation, never a
