@@ -22,7 +22,7 @@ import type { ErrorTracker } from "./ErrorTracker/ErrorTracker.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { MailAdminHttpLive, MailHttpLive } from "./Mail/Http.ts"
 import { InboundMail } from "./Mail/Inbound.ts"
-import { MailRepo } from "./Mail/Repo.ts"
+import { InboundAddresses } from "./Mail/Addresses.ts"
 import { SmtpListenerLive } from "./Mail/SmtpListener.ts"
 import { Readiness } from "./Health/Readiness.ts"
 import { serving } from "./Http/Server.ts"
@@ -84,7 +84,7 @@ export const liveServices = {
   ticketAccess: withDatabase(TicketAccess.layer),
   attachments: withDatabase(Attachments.layer),
   inboundMail: withDatabase(InboundMail.layer),
-  mailRepo: withDatabase(MailRepo.layer)
+  inboundAddresses: withDatabase(InboundAddresses.layer).pipe(Layer.provide(ProjectsLive))
 }
 
 type LiveServices = typeof liveServices
@@ -138,7 +138,7 @@ const handlersOf = (services: ServiceLayers) => {
       services.inboundMail,
       MailAuthLive.pipe(Layer.provide([services.projects, services.rateLimit]))
     ])),
-    MailAdminHttpLive.pipe(Layer.provide([services.projects, services.mailRepo, adminAuth])),
+    MailAdminHttpLive.pipe(Layer.provide([services.inboundAddresses, adminAuth])),
     AttachmentsAdminHttpLive.pipe(Layer.provide([services.attachments, services.projects, adminAuth]))
   )
 }

@@ -130,9 +130,10 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       newTicket: boolean
     ) {
       const wanted = [...new Set(ids.map((id) => id.toLowerCase()))]
-      if (wanted.length === 0) return
+      if (wanted.length === 0) return []
       const already = newTicket ? 0 : yield* repo.ticketTotal(ticketId)
-      const claimed = yield* repo.claimUploads(projectId, wanted, ticketId, messageId)
+      const since = DateTime.toDateUtc(DateTime.subtractDuration(yield* DateTime.now, uploadLifetime))
+      const claimed = yield* repo.claimUploads(projectId, wanted, ticketId, messageId, since)
       const missing = wanted.find((id) => !claimed.some((row) => row.id === id))
       if (missing !== undefined) {
         return yield* new ValidationError({
@@ -140,6 +141,8 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
         })
       }
       yield* checkSizes(claimed.map((row) => row.size), already)
+      // in the order the caller named them
+      return wanted.map((id) => attachmentOf(claimed.find((row) => row.id === id)!))
     })
 
     /** Stores files that arrived with the message (a mail's); in the caller's transaction. */
@@ -150,12 +153,15 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       files: ReadonlyArray<NewFile>,
       newTicket: boolean
     ) {
-      if (files.length === 0) return
+      if (files.length === 0) return []
       yield* checkSizes(files.map((file) => file.content.byteLength), newTicket ? 0 : yield* repo.ticketTotal(ticketId))
+      const stored: Array<Attachment> = []
       for (const [index, file] of files.entries()) {
         const row = yield* fileRow(projectId, file, index)
         yield* repo.insert({ ...row, ticketId, messageId })
+        stored.push(attachmentOf({ ...row, content_type: row.contentType }))
       }
+      return stored
     })
 
     /** Refuses files before anything is written: each within the file limit, all within a message's. */
@@ -166,14 +172,19 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
         yield* checkSizes(files.map((file) => file.content.byteLength), 0)
       })
 
-    /** A file of the project's ticket that `guard` lets the caller see; an upload no ticket has is nobody's to read. */
+    /**
+     * A file of the project's ticket that `guard` lets the caller see; an upload no ticket has is
+     * nobody's to read, and an internal note's file is the desk's (`desk`) only.
+     */
     const download = Effect.fn("Attachments.download")(function*(
       projectId: ProjectId,
       id: AttachmentId,
-      guard: TicketGuard
+      guard: TicketGuard,
+      desk = false
     ) {
       const found = yield* repo.find(projectId, id)
       if (Option.isNone(found) || found.value.ticket_id === null) return yield* attachmentNotFound
+      if (found.value.internal && !desk) return yield* attachmentNotFound
       const row = found.value
       const owner = { ticketId: row.ticket_id as TicketId, senderEmail: row.sender_email, visitorSub: row.visitor_sub }
       if (!guard(owner)) return yield* attachmentNotFound

@@ -83,7 +83,7 @@ export const AttachmentsAdminHttpLive = HttpApiBuilder.group(Api, "attachmentsAd
         }))
       .handle("adminDownload", ({ params }) =>
         Effect.map(
-          attachments.download(ProjectId.make(params.pid), AttachmentId.make(params.id), () => true),
+          attachments.download(ProjectId.make(params.pid), AttachmentId.make(params.id), () => true, true),
           downloadResponse
         ))
   }))

@@ -27,13 +27,14 @@ const Meta = Schema.Struct({
   sha256: Schema.String
 })
 
-const Claimed = Schema.Struct({ id: AttachmentIdFromRow, size: IntFromRow })
+const Claimed = Meta
 
 const Stored = Schema.Struct({
   ...Meta.fields,
   ticket_id: Schema.NullOr(Schema.String),
   sender_email: Schema.NullOr(Schema.String),
   visitor_sub: Schema.NullOr(Schema.String),
+  internal: Schema.Boolean,
   created_at: TimestampFromRow,
   content: Schema.NullOr(Schema.Uint8Array),
   storage_key: Schema.NullOr(Schema.String)
@@ -63,18 +64,22 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
         VALUES (${file.id}, ${file.projectId}, ${file.ticketId}, ${file.messageId}, ${file.filename},
           ${file.contentType}, ${file.size}, ${file.sha256}, ${file.content}, ${file.storageKey})`.pipe(Rows.run)
 
-    /** Gives the uploads named to a ticket's message; ids of another project or already given are left out. */
+    /**
+     * Gives the uploads named to a ticket's message; ids of another project, already given, or
+     * uploaded before `since` (expired, waiting to be pruned) are left out.
+     */
     const claimUploads = (
       projectId: ProjectId,
       ids: ReadonlyArray<string>,
       ticketId: TicketId,
-      messageId: MessageId | null
+      messageId: MessageId | null,
+      since: Date
     ) =>
       sql`
         UPDATE attachments SET ticket_id = ${ticketId}, message_id = ${messageId}
-        WHERE project_id = ${projectId} AND ticket_id IS NULL
+        WHERE project_id = ${projectId} AND ticket_id IS NULL AND created_at >= ${since}
           AND id = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))
-        RETURNING id, size`.pipe(Rows.all(Claimed))
+        RETURNING id, filename, content_type, size, sha256`.pipe(Rows.all(Claimed))
 
     const ticketTotal = (ticketId: TicketId) =>
       sql`SELECT coalesce(sum(size), 0) AS total FROM attachments WHERE ticket_id = ${ticketId}`.pipe(
@@ -86,8 +91,8 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
     const find = (projectId: ProjectId, id: AttachmentId) =>
       sql`
         SELECT a.id, a.filename, a.content_type, a.size, a.sha256, a.ticket_id, a.created_at, a.content, a.storage_key,
-          t.sender_email, t.visitor_sub
-        FROM attachments a LEFT JOIN tickets t ON t.id = a.ticket_id
+          t.sender_email, t.visitor_sub, coalesce(m.internal, false) AS internal
+        FROM attachments a LEFT JOIN tickets t ON t.id = a.ticket_id LEFT JOIN messages m ON m.id = a.message_id
         WHERE a.id = ${id} AND a.project_id = ${projectId}`.pipe(
         Effect.map((rows) => rows.map((row) => ({ ...row, content: bytesOf((row as { content: unknown }).content) }))),
         Rows.first(Stored)

@@ -1,3 +1,4 @@
+import type { Attachment } from "./Attachment.ts"
 import type { Priority, Status } from "./Fields.ts"
 import type { AgentId } from "./Ids.ts"
 
@@ -54,6 +55,8 @@ export const ticketReplied = (message: {
   readonly author_name: string | null
   readonly body: string
   readonly contact_email: string | null
+  /** the message's files, as reads list them */
+  readonly attachments: ReadonlyArray<Attachment>
   readonly created_at: string
 }): ServiceEvent => ({
   event: "ticket_replied",
@@ -66,6 +69,7 @@ export const ticketReplied = (message: {
     author_name: message.author_name,
     body: message.body,
     contact_email: message.contact_email,
+    attachments: message.attachments,
     created_at: message.created_at
   }
 })

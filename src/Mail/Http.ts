@@ -3,11 +3,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../Auth/Api.ts"
 import { requireFullScope } from "../Auth/Scope.ts"
-import { Conflict, PayloadTooLarge, RateLimited, ValidationError } from "../Domain/Errors.ts"
+import { PayloadTooLarge, RateLimited, ValidationError } from "../Domain/Errors.ts"
 import { ProjectId } from "../Domain/Ids.ts"
-import { Projects } from "../Projects/Projects.ts"
 import { InboundMail, type MailRefused } from "./Inbound.ts"
-import { MailRepo } from "./Repo.ts"
+import { InboundAddresses } from "./Addresses.ts"
 
 /** A refused mail as the HTTP door says it. */
 const refusalOf = (refused: MailRefused): ValidationError | PayloadTooLarge | RateLimited =>
@@ -16,8 +15,6 @@ const refusalOf = (refused: MailRefused): ValidationError | PayloadTooLarge | Ra
     : refused.reason === "sender_limit"
     ? new RateLimited({ message: refused.message, retryAfterSeconds: 3600 })
     : new ValidationError({ message: refused.message })
-
-const addressTaken = new Conflict({ message: "inbound_address is another project's" })
 
 export const MailHttpLive = HttpApiBuilder.group(Api, "mail", (handlers) =>
   Effect.gen(function*() {
@@ -34,26 +31,8 @@ export const MailHttpLive = HttpApiBuilder.group(Api, "mail", (handlers) =>
 
 export const MailAdminHttpLive = HttpApiBuilder.group(Api, "mailAdmin", (handlers) =>
   Effect.gen(function*() {
-    const projects = yield* Projects
-    const repo = yield* MailRepo
-    const settingsOf = (projectId: ProjectId) =>
-      Effect.map(repo.addressOf(projectId), (address) => ({ inbound_address: address._tag === "Some" ? address.value : null }))
+    const addresses = yield* InboundAddresses
     return handlers
-      .handle("getMail", ({ params }) =>
-        Effect.gen(function*() {
-          const projectId = ProjectId.make(params.pid)
-          yield* projects.requireProject(projectId)
-          return yield* settingsOf(projectId)
-        }))
-      .handle("updateMail", ({ params, payload }) =>
-        Effect.gen(function*() {
-          const projectId = ProjectId.make(params.pid)
-          yield* projects.requireProject(projectId)
-          const address = payload.inbound_address === null ? null : payload.inbound_address.toLowerCase()
-          if (address !== null && address.split("@")[0]!.includes("+")) {
-            return yield* new ValidationError({ message: "inbound_address must not carry a +tag: replies add their own" })
-          }
-          if (!(yield* repo.setAddress(projectId, address))) return yield* addressTaken
-          return yield* settingsOf(projectId)
-        }))
+      .handle("getMail", ({ params }) => addresses.get(ProjectId.make(params.pid)))
+      .handle("updateMail", ({ params, payload }) => addresses.set(ProjectId.make(params.pid), payload.inbound_address))
   }))

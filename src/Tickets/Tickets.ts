@@ -88,12 +88,13 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       Effect.gen(function*() {
         const where = { ticketId: written.ticketId, messageId: written.messageId }
         if (extras.within !== undefined) yield* extras.within(where)
-        if (uploads != null) {
-          yield* attachments.attachUploads(projectId, written.ticketId, written.messageId, uploads, written.newTicket)
-        }
-        if (extras.files !== undefined) {
-          yield* attachments.storeFiles(projectId, written.ticketId, written.messageId, extras.files, written.newTicket)
-        }
+        const named = uploads == null
+          ? []
+          : yield* attachments.attachUploads(projectId, written.ticketId, written.messageId, uploads, written.newTicket)
+        const carried = extras.files === undefined
+          ? []
+          : yield* attachments.storeFiles(projectId, written.ticketId, written.messageId, extras.files, written.newTicket)
+        return [...named, ...carried]
       })
 
     type CreateOptions<E> = { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } & Extras<E>
@@ -234,7 +235,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal: false,
           createdAt
         })
-        yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
+        const files = yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
         const reopens = ticket.status === "resolved" || ticket.status === "closed"
         yield* repo.updateTicket(ticketId, { status: reopens ? "open" : undefined, updatedAt: createdAt })
         const jobs: Array<NewJob> = [
@@ -246,6 +247,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
             author_name: null,
             body: input.body,
             contact_email: contactEmail,
+            attachments: files,
             created_at: createdAt
           })),
           ...Events.changeEvents(projectId, ticket, { status: reopens ? "open" : undefined }, createdAt)
@@ -326,7 +328,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           internal,
           createdAt
         })
-        yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
+        const files = yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
         yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
         if (!internal) {
           const contactId = ticket.value.contact_id
@@ -339,6 +341,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
               author_name: Option.match(author, { onNone: () => null, onSome: (agent) => agent.name }),
               body: input.body,
               contact_email: null,
+              attachments: files,
               created_at: createdAt
             })),
             // written here, in the reply's transaction, so every caller (API, CLI) mails the contact

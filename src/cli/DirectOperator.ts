@@ -1,10 +1,14 @@
-import { Effect, type FileSystem, Layer, type Path } from "effect"
+import { Effect, type FileSystem, Layer, Option, type Path } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AdminToken } from "../Admin/AdminToken.ts"
 import { Agents } from "../Admin/Agents.ts"
 import type { Articles } from "../Articles/Articles.ts"
 import { importFolder } from "../Articles/Import.ts"
 import { seedDemo } from "../Demo/Demo.ts"
+import { Conflict, ValidationError } from "../Domain/Errors.ts"
+import type { ProjectId } from "../Domain/Ids.ts"
+import type { MailSettingsInput } from "../Mail/Api.ts"
+import { InboundAddresses } from "../Mail/Addresses.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
 import { Operator } from "./Operator.ts"
@@ -17,8 +21,10 @@ export const DirectOperator = Layer.effect(
     const tickets = yield* Tickets
     const agents = yield* Agents
     const admin = yield* AdminToken
+    const addresses = yield* InboundAddresses
     // what the import and the demo seeding read and write with, captured once
     const context = yield* Effect.context<Projects | Articles | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path>()
+
     return {
       listProjects: projects.list,
       createProject: (input) => projects.create(input.name),
@@ -30,6 +36,8 @@ export const DirectOperator = Layer.effect(
       getIdentity: projects.getIdentity,
       updateIdentity: projects.updateIdentity,
       removeIdentitySecret: projects.removeIdentitySecret,
+      getMail: addresses.get,
+      updateMail: (projectId, input) => addresses.set(projectId, input.inbound_address),
       createAgent: (projectId, input) => agents.create(projectId, input.email, input.name),
       listAgents: agents.list,
       listTickets: tickets.list,

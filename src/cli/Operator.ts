@@ -3,6 +3,8 @@ import type { ImportedFile, InvalidArticleFiles } from "../Articles/Import.ts"
 import type { DemoProject } from "../Demo/Demo.ts"
 import type { ApiError } from "../Domain/Errors.ts"
 import type { ApiKeyId, ProjectId, TicketId } from "../Domain/Ids.ts"
+import type { MailSettings } from "../Domain/Mail.ts"
+import type { MailSettingsInput } from "../Mail/Api.ts"
 import type {
   AgentCreated,
   AgentList,
@@ -56,6 +58,12 @@ export class Operator extends Context.Service<Operator, {
   /** Fails with Conflict when verified visitors are required of a project without an identity secret. */
   readonly updateIdentity: (projectId: ProjectId, input: UpdateIdentityInput) => Effect.Effect<ProjectIdentity, OperatorError>
   readonly removeIdentitySecret: (projectId: ProjectId) => Effect.Effect<void, OperatorError>
+  readonly getMail: (projectId: ProjectId) => Effect.Effect<MailSettings, OperatorError>
+  /**
+   * Sets the inbound address, or clears it (null). Fails with ValidationError for an address with
+   * a +tag, and with Conflict when another project has it.
+   */
+  readonly updateMail: (projectId: ProjectId, input: typeof MailSettingsInput.Type) => Effect.Effect<MailSettings, OperatorError>
   readonly createAgent: (projectId: ProjectId, input: typeof CreateAgentInput.Type) => Effect.Effect<AgentCreated, OperatorError>
   readonly listAgents: (projectId: ProjectId) => Effect.Effect<typeof AgentList.Type, OperatorError>
   readonly listTickets: (projectId: ProjectId, query: TicketListQuery) => Effect.Effect<TicketList, OperatorError>

@@ -66,12 +66,11 @@ export const RemoteOperator = (options: {
           new OperatorRefusal({ message: `${command} needs the database itself: stop the service (pid ${service.pid}) first${instead}` })
         )
 
-      const admin = yield* HttpApiClient.group(Api, {
-        group: "admin",
-        httpClient: yield* HttpClient.HttpClient,
-        baseUrl: service.url
-      }).pipe(
-        Effect.provide(HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token))))
+      const httpClient = yield* HttpClient.HttpClient
+      const withToken = HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token)))
+      const admin = yield* HttpApiClient.group(Api, { group: "admin", httpClient, baseUrl: service.url }).pipe(Effect.provide(withToken))
+      const mailAdmin = yield* HttpApiClient.group(Api, { group: "mailAdmin", httpClient, baseUrl: service.url }).pipe(
+        Effect.provide(withToken)
       )
 
       /** One call of the API: its declared errors as they are, anything else as one line that says what to do. */
@@ -124,6 +123,8 @@ export const RemoteOperator = (options: {
         getIdentity: (projectId) => call(admin.getIdentity({ params: { pid: projectId } })),
         updateIdentity: (projectId, payload) => call(admin.updateIdentity({ params: { pid: projectId }, payload })),
         removeIdentitySecret: (projectId) => call(admin.removeIdentitySecret({ params: { pid: projectId } })),
+        getMail: (projectId) => call(mailAdmin.getMail({ params: { pid: projectId } })),
+        updateMail: (projectId, payload) => call(mailAdmin.updateMail({ params: { pid: projectId }, payload })),
         createAgent: (projectId, payload) => call(admin.createAgent({ params: { pid: projectId }, payload })),
         listAgents: (projectId) => call(admin.listAgents({ params: { pid: projectId } })),
         listTickets,

@@ -19,7 +19,9 @@ import {
   UpdateIdentityInput,
   UpdateKeyInput
 } from "../Domain/Project.ts"
+import type { MailSettings } from "../Domain/Mail.ts"
 import { serviceVersion } from "../Health/Version.ts"
+import { MailSettingsInput } from "../Mail/Api.ts"
 import { refusalOfError } from "../Startup.ts"
 import {
   AdminTicket,
@@ -40,7 +42,8 @@ const ServicesForCli = Layer.mergeAll(
   App.ArticlesLive,
   App.TicketsLive,
   App.AdminTokenLive,
-  App.liveServices.agents
+  App.liveServices.agents,
+  App.liveServices.inboundAddresses
 ).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
@@ -516,6 +519,36 @@ const agentsList = Command.make(
     }))
 ).pipe(Command.withDescription("list a project's agents by address"))
 
+const mailBlock = (mail: MailSettings) => `inbound address: ${mail.inbound_address ?? "none"}`
+
+const mailShow = Command.make(
+  "show",
+  { project: projectArgument },
+  operating(({ project }) =>
+    Effect.gen(function*() {
+      yield* Console.log(mailBlock(yield* (yield* Operator).getMail(yield* requireProject(project))))
+    }))
+).pipe(Command.withDescription("the address mail to the project is sent to, if any"))
+
+const mailAddress = Command.make("address", {
+  project: projectArgument,
+  address: Argument.String("address").pipe(
+    Argument.optional,
+    Argument.withDescription("the address mail to the project is sent to, without +tag (support@acme.example)")
+  ),
+  remove: Flag.Boolean("remove").pipe(Flag.withDefault(false), Flag.withDescription("stop taking mail for the project"))
+}, operating(({ address, project, remove }) =>
+  Effect.gen(function*() {
+    if (remove === Option.isSome(address)) {
+      return yield* userError(remove ? "<address> and --remove cannot go together" : "<address> must be given, or --remove")
+    }
+    const input = yield* decodeAs(MailSettingsInput)({ inbound_address: Option.getOrNull(address) })
+    const projectId = yield* requireProject(project)
+    yield* Console.log(mailBlock(yield* (yield* Operator).updateMail(projectId, input)))
+  }), { ...typedAs, inbound_address: "<address>" })).pipe(
+    Command.withDescription("set the address mail to the project is sent to (one project's only), or --remove it")
+  )
+
 const demo = Command.make(
   "demo",
   {},
@@ -554,6 +587,10 @@ const cli = Command.make(self).pipe(
     Command.make("identity").pipe(
       Command.withDescription("the secret that verifies a project's widget visitors, and whether they must be verified"),
       Command.withSubcommands([identitySecret, identityShow, identityRequire, identityRemove])
+    ),
+    Command.make("mail").pipe(
+      Command.withDescription("the address where mail to a project files its tickets and answers"),
+      Command.withSubcommands([mailShow, mailAddress])
     ),
     Command.make("agents").pipe(
       Command.withDescription("add and list the agents who answer a project's tickets"),

@@ -68,6 +68,10 @@ describe.each(databaseKinds)("attachments on %s", (kind) => {
           url: `/v1/attachments/${uploaded.body.upload_id}`
         }])
         expect(read.body.messages[0].attachments.map((a: any) => a.filename)).toEqual(["app.log"])
+        // the reply's event (webhooks, streams) names its files, so a live conversation shows them at once
+        const sql = yield* SqlClient.SqlClient
+        const [replied] = yield* sql<{ body: string }>`SELECT body FROM events WHERE ticket_id = ${id} AND kind = 'ticket_replied'`
+        expect(JSON.parse(replied!.body).data.attachments).toEqual(read.body.messages[0].attachments)
         const got = yield* download(server, key, read.body.attachments[0].url)
         expect(got.status).toBe(200)
         expect(sha256(got.bytes)).toBe(sha256(screenshot))
@@ -137,6 +141,40 @@ describe.each(databaseKinds)("attachments on %s", (kind) => {
         expect(own.status).toBe(200)
         expect(sha256(own.bytes)).toBe(sha256(bytes))
         expect((yield* download(server, mine.key, url)).status).toBe(200)
+      }))
+
+    it.effect("an internal note's file is the desk's: the public download is 404, the operator's is 200", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { key, projectId } = yield* createProject(server)
+        const created = yield* Effect.promise(() => server.request("POST", "/v1/tickets", { key, body: { subject: "s", body: "b" } }))
+        const note = yield* upload(server, adminToken, new TextEncoder().encode("internal"), "note.txt", "text/plain", `/v1/admin/projects/${projectId}/uploads`)
+        expect(note.status).toBe(201)
+        const added = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/tickets/${created.body.ticket_id}/messages`, {
+            key: adminToken,
+            body: { body: "for the desk", internal: true, attachment_ids: [note.body.upload_id] }
+          })
+        )
+        expect(added.status).toBe(201)
+        expect((yield* download(server, key, `/v1/attachments/${note.body.upload_id}`)).status).toBe(404)
+        const desk = yield* download(server, adminToken, `/v1/admin/projects/${projectId}/attachments/${note.body.upload_id}`)
+        expect(desk.status).toBe(200)
+        expect(new TextDecoder().decode(desk.bytes)).toBe("internal")
+      }))
+
+    it.effect("an upload older than a day can no longer be named", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const sql = yield* SqlClient.SqlClient
+        const { key } = yield* createProject(server)
+        const old = yield* upload(server, key, new Uint8Array([7]), "old.bin", "application/octet-stream")
+        yield* sql`UPDATE attachments SET created_at = now() - interval '25 hours' WHERE id = ${old.body.upload_id}`
+        const refused = yield* Effect.promise(() =>
+          server.request("POST", "/v1/tickets", { key, body: { subject: "x", body: "y", attachment_ids: [old.body.upload_id] } })
+        )
+        expect(refused.status).toBe(400)
+        expect(refused.body.error.message).toContain(old.body.upload_id)
       }))
 
     it.effect("refuses a file over the limit, an unknown or spent upload id, and writes nothing then", () =>

@@ -47,6 +47,7 @@ const seed = Effect.gen(function*() {
     author_name: null,
     body: "Any news?",
     contact_email: "ann@example.com",
+    attachments: [],
     created_at: now
   })
   return { sql, projectId, ticketId, now, created, replied }

@@ -255,6 +255,7 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           author_name: null,
           body: "More details",
           contact_email: "five@example.com",
+          attachments: [],
           created_at: byKind.ticket_replied.timestamp
         })
         expect(byKind.ticket_assigned.data).toEqual({

@@ -6,39 +6,31 @@
  * since a plain link cannot send the header); the 10 MB limit kept before anything is sent; and
  * no axe-core violations with a file chosen or listed.
  */
-import { layer, type Vitest } from "@effect/vitest"
+import { layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { join } from "node:path"
 import { crc32, deflateSync } from "node:zlib"
-import { type Browser, chromium, type Page, type Request } from "playwright-core"
-import { afterAll, beforeAll, expect } from "vitest"
+import type { Request } from "playwright-core"
+import { expect } from "vitest"
 import { describeNeeding } from "../support/Requires.ts"
-import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+import { adminToken, type TestServerShape, testServer } from "../support/TestServer.ts"
 import {
-  chromiumPath,
+  axeViolations,
+  browserTestOf,
+  chromiumSuite,
+  chromiumSuiteMissing,
   decodePng,
-  ensureWidgetBuilt,
   fillForm,
   focusOf,
-  type HostSite,
   hostPage,
   openPanel,
-  repoRoot,
   type Session,
-  startHostSite,
   widget,
   withPage
 } from "./Harness.ts"
 
-const hasChromium = existsSync(chromiumPath)
-const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
-const missing = !hasChromium ? `no Chromium at ${chromiumPath}` : notBuilt
-const axePath = join(repoRoot, "node_modules", "axe-core", "axe.min.js")
-
-type Project = Effect.Success<ReturnType<typeof createProject>>
+const missing = await chromiumSuiteMissing()
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
@@ -72,9 +64,6 @@ const kb = (bytes: number) => `${Math.ceil(bytes / 1024)} KB`
 
 const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 10).replace(/\d/g, "x")}`
 
-let browser: Browser
-let site: HostSite
-
 const config = (server: TestServerShape, key: string) => ({ projectKey: key, baseUrl: server.baseUrl })
 
 const pathOf = (request: Request) => new URL(request.url()).pathname
@@ -105,48 +94,18 @@ const downloadWithKey = async (server: TestServerShape, key: string, url: string
   return new Uint8Array(await response.arrayBuffer())
 }
 
-/** axe-core's violations in the widget (its shadow tree included), WCAG 2.x A/AA and best practices. */
-const axeViolations = async (page: Page) => {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: axePath })
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(
-      { include: [["#support-widget-host"]] },
-      { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } }
-    )
-    return (result.violations as Array<any>).map((v) =>
-      `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => JSON.stringify(n.target)).join(", ")}`
-    )
-  })
-}
-
-const browserTestOf = (it: Vitest.MethodsNonLive<TestServer>) =>
-(name: string, body: (server: TestServerShape, project: Project) => Promise<void>) =>
-  it.effect(name, () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer
-      const project = yield* createProject(server, name.slice(0, 60))
-      yield* Effect.promise(() => body(server, project))
-    }), 90_000)
-
 describeNeeding(missing, "widget attachments, in Chromium", () => {
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
-    site = await startHostSite()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await site?.close()
-  })
+  const suite = chromiumSuite()
 
   layer(testServer("pglite", {}, undefined), { excludeTestServices: true })((it) => {
-    const browserTest = browserTestOf(it)
+    const browserTest = browserTestOf(it, 90_000)
 
     browserTest("a PNG attached on the new-ticket form is uploaded, named by the ticket, and the API has the same sha256", async (server, { widgetKey, key }) => {
       const png = noisePng(96, 64)
       const word = uniqueWord()
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         expect((await decodePng(page, png)).length, "a PNG the browser decodes").toBe(96 * 64 * 4)
         await openPanel(page)
 
@@ -201,9 +160,9 @@ describeNeeding(missing, "widget attachments, in Chromium", () => {
     browserTest("an agent's reply with a file is listed in the conversation and downloads, with the ticket token, with the same bytes", async (server, { widgetKey, key, projectId }) => {
       const word = uniqueWord()
       const report = new Uint8Array(randomBytes(150 * 1024))
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         await openPanel(page)
         const { created } = await fileThroughWidget(session, `Invoice ${word}`, "Where is my invoice?")
 
@@ -243,9 +202,9 @@ describeNeeding(missing, "widget attachments, in Chromium", () => {
 
     browserTest("the reply box: a file over 10 MB is refused before anything is sent, a chosen one can be removed, and one sent is named by the message", async (server, { widgetKey, key }) => {
       const word = uniqueWord()
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         await openPanel(page)
         const { created } = await fileThroughWidget(session, `Reply with a file ${word}`, "Opening")
         const input = widget(page, "reply-file")

@@ -8,49 +8,40 @@
  * Where a test answers a request itself (page.route), it says so: those check the widget's side of
  * the wire (what it sends back, what it shows), not the service.
  */
-import { layer, type Vitest } from "@effect/vitest"
+import { layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, statSync } from "node:fs"
+import { mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium, type Page, type Request } from "playwright-core"
-import { afterAll, beforeAll, expect } from "vitest"
+import type { Request } from "playwright-core"
+import { expect } from "vitest"
 import { createAgent } from "../support/Calls.ts"
 import { describeNeeding } from "../support/Requires.ts"
-import { adminToken, type ApiClient, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+import { adminToken, type ApiClient, type TestServerShape, testServer } from "../support/TestServer.ts"
 import {
   artifactsDir,
-  chromiumPath,
+  axeViolations,
+  browserTestOf,
+  chromiumSuite,
+  chromiumSuiteMissing,
   coloursOf,
   contrast,
-  ensureWidgetBuilt,
   fillForm,
   focusOf,
-  type HostSite,
   hostPage,
   idle,
   openPanel,
   parseCssColour,
-  repoRoot,
   type Session,
-  startHostSite,
   widget,
   withPage
 } from "./Harness.ts"
 
-const hasChromium = existsSync(chromiumPath)
-const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
-const missing = !hasChromium ? `no Chromium at ${chromiumPath}` : notBuilt
-const axePath = join(repoRoot, "node_modules", "axe-core", "axe.min.js")
-
-type Project = Effect.Success<ReturnType<typeof createProject>>
+const missing = await chromiumSuiteMissing()
 
 const call = <A, E>(server: TestServerShape, token: string, request: (api: ApiClient) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.flatMap(server.api(token), request))
 
 const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 10).replace(/\d/g, "x")}`
-
-let browser: Browser
-let site: HostSite
 
 const config = (server: TestServerShape, key: string, extra: Record<string, unknown> = {}) => ({
   projectKey: key,
@@ -80,45 +71,15 @@ const agentSays = (server: TestServerShape, projectId: string, ticketId: string,
   call(server, adminToken, (api) =>
     api.admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload: authorEmail ? { body, author_email: authorEmail } : { body } }))
 
-/** axe-core's violations in the widget (its shadow tree included), WCAG 2.x A/AA and best practices. */
-const axeViolations = async (page: Page) => {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: axePath })
-  return page.evaluate(async () => {
-    const result = await (window as any).axe.run(
-      { include: [["#support-widget-host"]] },
-      { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } }
-    )
-    return (result.violations as Array<any>).map((v) =>
-      `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => JSON.stringify(n.target)).join(", ")}`
-    )
-  })
-}
-
-const browserTestOf = (it: Vitest.MethodsNonLive<TestServer>) =>
-(name: string, body: (server: TestServerShape, project: Project) => Promise<void>) =>
-  it.effect(name, () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer
-      const project = yield* createProject(server, name.slice(0, 60))
-      yield* Effect.promise(() => body(server, project))
-    }), 90_000)
-
 describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
-    site = await startHostSite()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await site?.close()
-  })
+  const suite = chromiumSuite()
 
   layer(testServer("pglite", {}, undefined), { excludeTestServices: true })((it) => {
-    const browserTest = browserTestOf(it)
+    const browserTest = browserTestOf(it, 90_000)
 
     browserTest("axe-core finds its violations inside the shadow root (the check below can fail)", async (server, { widgetKey }) => {
-      await withPage(browser, {}, async ({ page }) => {
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+      await withPage(suite.browser, {}, async ({ page }) => {
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         await openPanel(page)
         // a button without a name, put into the widget's shadow root
         await page.evaluate(() => {
@@ -141,9 +102,9 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
             head: scheme === "dark" ? DARK_HEAD : "",
             body: LIGHT
           })
-          await withPage(browser, { viewport: { width, height } }, async (session) => {
+          await withPage(suite.browser, { viewport: { width, height } }, async (session) => {
             const { page } = session
-            await page.goto(site.add(page_))
+            await page.goto(suite.site.add(page_))
             const { ticketId } = await fileThroughWidget(session, `Chat ${word}`, `My opening message ${word}`)
             for (let i = 1; i <= 6; i++) await agentSays(server, projectId, ticketId, `Reply ${i} from support ${word}\nwith a second line`, agentEmail)
             await expect.poll(() => widget(page, "message").count(), { timeout: 10_000 }).toBe(7)
@@ -199,9 +160,9 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
 
     browserTest("at 375 px the panel is a modal sheet: the page is inert, Tab and Shift+Tab cycle inside it; closing gives the page back", async (server, { widgetKey }) => {
       const word = uniqueWord()
-      await withPage(browser, { viewport: { width: 375, height: 740 } }, async (session) => {
+      await withPage(suite.browser, { viewport: { width: 375, height: 740 } }, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey), body: LIGHT })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey), body: LIGHT })))
         await fileThroughWidget(session, `Sheet ${word}`, "On a phone")
         const panel = widget(page, "panel")
         expect(await panel.getAttribute("role")).toBe("dialog")
@@ -228,8 +189,8 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
         expect((await focusOf(page)).pageId, "the page's own link is reachable again").toBe("page-link")
       })
       // on a desktop the panel sits beside the page, which stays usable
-      await withPage(browser, {}, async ({ page }) => {
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey), body: LIGHT })))
+      await withPage(suite.browser, {}, async ({ page }) => {
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey), body: LIGHT })))
         await openPanel(page)
         expect(await widget(page, "panel").getAttribute("aria-modal")).toBeNull()
         expect(await page.evaluate(() => document.body.hasAttribute("inert"))).toBe(false)
@@ -238,8 +199,8 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
 
     browserTest("a reply while the panel is closed counts on the launcher, also after a reload; opening the conversation clears it", async (server, { widgetKey, projectId }) => {
       const word = uniqueWord()
-      const url = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
-      await withPage(browser, {}, async (session) => {
+      const url = suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         await page.goto(url)
         const { ticketId } = await fileThroughWidget(session, `Badge ${word}`, "Waiting for an answer")
@@ -273,7 +234,7 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
 
     browserTest("stream protocol (stubbed endpoint): events parsed, resumed with Last-Event-ID after a drop, reset re-reads, 'Reconnecting…' while down", async (server, { widgetKey }) => {
       const word = uniqueWord()
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         const lastEventIds: Array<string | undefined> = []
         let readsBeforeReset = Infinity
@@ -301,7 +262,7 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
           if (n === 2) return route.fulfill(sse(`id: 8\nevent: ticket_replied\ndata: ${JSON.stringify(reply)}\n\nid: 9\nevent: reset\ndata: {"reason":"too old"}\n\n`))
           return route.abort("connectionreset")
         })
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         await fileThroughWidget(session, `Stream ${word}`, "Opening")
         await expect.poll(() => widget(page, "messages").textContent(), { timeout: 10_000 }).toContain(`Stubbed reply ${word}`)
         expect(await widget(page, "message").last().locator("b").textContent()).toBe("Stub Agent")
@@ -326,7 +287,7 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
 
     browserTest("where the stream endpoint is missing (404, stubbed), it polls: the reply still arrives, two tries of the stream only", async (server, { widgetKey, projectId }) => {
       const word = uniqueWord()
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         await page.route("**/v1/tickets/*/events", (route) =>
           route.fulfill({
@@ -334,7 +295,7 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
             headers: { "content-type": "application/json", "access-control-allow-origin": "*" },
             body: JSON.stringify({ error: { code: "NOT_FOUND", message: "no such route" } })
           }))
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         const { ticketId } = await fileThroughWidget(session, `Poll ${word}`, "Opening")
         await page.waitForTimeout(3_000)
         await agentSays(server, projectId, ticketId, `Polled answer ${word}`)
@@ -352,9 +313,9 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
 
     browserTest("a 429 on reading the conversation says when to try again, without a tight loop (stubbed 429)", async (server, { widgetKey }) => {
       const word = uniqueWord()
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
         await fileThroughWidget(session, `Busy ${word}`, "Opening")
         await page.route(/\/v1\/tickets\/[^/]+$/, (route) =>
           route.request().method() !== "GET" ? route.continue() : route.fulfill({
@@ -378,9 +339,9 @@ describeNeeding(missing, "widget conversation as a chat, in Chromium", () => {
     })
 
     browserTest("a refused visitor token: the console has the service's reason, the visitor one plain sentence", async (server, { widgetKey }) => {
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
-        await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey, { identityToken: "not.a.jwt" }) })))
+        await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey, { identityToken: "not.a.jwt" }) })))
         await openPanel(page)
         const entry = widget(page, "requests-entry")
         expect(await entry.textContent()).toBe("Your requests")

@@ -2,13 +2,17 @@
  * Helpers for the browser suite of the embeddable widget: the widget bundle, a host site on another
  * origin than the service, a page per test in Chromium, and colour arithmetic for contrast checks.
  */
+import type { Vitest } from "@effect/vitest"
+import { Effect } from "effect"
 import { build } from "esbuild"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Browser, BrowserContextOptions, Locator, Page, Request } from "playwright-core"
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page, type Request } from "playwright-core"
+import { afterAll, beforeAll } from "vitest"
+import { createProject, TestServer, type TestServerShape } from "../support/TestServer.ts"
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 export const chromiumPath = "/usr/bin/chromium"
@@ -38,6 +42,17 @@ export const ensureWidgetBuilt = async (): Promise<string | undefined> => {
     logLevel: "warning"
   })
   return undefined
+}
+
+/**
+ * Why a Chromium suite cannot run here (no Chromium, or no widget bundle), or undefined: for
+ * `describeNeeding`, so every suite skips, or fails on CI, for the same reasons; `hint` is added
+ * to the no-Chromium reason in parentheses.
+ */
+export const chromiumSuiteMissing = async (hint?: string): Promise<string | undefined> => {
+  const hasChromium = existsSync(chromiumPath)
+  const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
+  return !hasChromium ? `no Chromium at ${chromiumPath}${hint === undefined ? "" : ` (${hint})`}` : notBuilt
 }
 
 // ---- the host site ---------------------------------------------------------------------------------
@@ -204,6 +219,82 @@ export const idle = async (page: Page, requests: ReadonlyArray<Request>, matches
   }
   // one more turn for a request started by the answer to the last one
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)))
+}
+
+// ---- a suite in Chromium ------------------------------------------------------------------------------
+
+/** The browser and the host site a suite's tests share (read them in a test, not while declaring). */
+export interface ChromiumSuite {
+  readonly browser: Browser
+  readonly site: HostSite
+}
+
+/**
+ * Launches Debian's Chromium and starts the host site before the tests of the calling `describe`,
+ * and closes both after them, so each suite launches one browser the same way; the getters read
+ * what is current.
+ */
+export const chromiumSuite = (): ChromiumSuite => {
+  let browser: Browser | undefined
+  let site: HostSite | undefined
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
+    site = await startHostSite()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await site?.close()
+  })
+  const started = <A>(value: A | undefined, what: string): A => {
+    if (value === undefined) throw new Error(`the suite's ${what} is not started: read it inside a test`)
+    return value
+  }
+  return {
+    get browser() {
+      return started(browser, "browser")
+    },
+    get site() {
+      return started(site, "host site")
+    }
+  }
+}
+
+/** A project with its keys, as `createProject` makes it: what a browser test is given. */
+export type Project = Effect.Success<ReturnType<typeof createProject>>
+
+/**
+ * A test with the service, a project with a widget key (named after the test) and the test's own
+ * body, so every browser test starts from the same fresh project; `timeout` in ms, or vitest's.
+ */
+export const browserTestOf = (it: Vitest.MethodsNonLive<TestServer>, timeout?: number) =>
+(
+  name: string,
+  body: (server: TestServerShape, project: Project) => Promise<void>
+) =>
+  it.effect(name, () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const project = yield* createProject(server, name.slice(0, 60))
+      yield* Effect.promise(() => body(server, project))
+    }), timeout)
+
+const axePath = join(repoRoot, "node_modules", "axe-core", "axe.min.js")
+
+/**
+ * axe-core's violations in the widget (its shadow tree included), WCAG 2.x A/AA and best
+ * practices, so every suite checks accessibility against the same rules.
+ */
+export const axeViolations = async (page: Page) => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: axePath })
+  return page.evaluate(async () => {
+    const result = await (window as any).axe.run(
+      { include: [["#support-widget-host"]] },
+      { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } }
+    )
+    return (result.violations as Array<any>).map((v) =>
+      `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: any) => JSON.stringify(n.target)).join(", ")}`
+    )
+  })
 }
 
 // ---- colours -----------------------------------------------------------------------------------------

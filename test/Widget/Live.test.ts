@@ -16,35 +16,27 @@
  */
 import { Effect, Exit, ManagedRuntime, Scope } from "effect"
 import { SignJWT } from "jose"
-import { existsSync } from "node:fs"
-import { type Browser, chromium, type Page, type Request } from "playwright-core"
+import type { Page, Request } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type DatabaseKind, freshDatabase } from "../support/Databases.ts"
 import { describeNeeding } from "../support/Requires.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 import {
-  chromiumPath,
-  ensureWidgetBuilt,
+  chromiumSuite,
+  chromiumSuiteMissing,
   fillForm,
   focusOf,
-  type HostSite,
   hostPage,
   idle,
   openPanel,
   type Session,
-  startHostSite,
   widget,
   withPage
 } from "./Harness.ts"
 
-const hasChromium = existsSync(chromiumPath)
-const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
-const missing = !hasChromium ? `no Chromium at ${chromiumPath} (CI installs Debian's chromium package)` : notBuilt
+const missing = await chromiumSuiteMissing("CI installs Debian's chromium package")
 
 const kind: DatabaseKind = process.env.DATABASE_URL ? "postgres" : "pglite"
-
-let browser: Browser
-let site: HostSite
 
 // ---- the service, stoppable and startable again on the same port and database ---------------------
 
@@ -117,9 +109,6 @@ const isRead = (request: Request) => request.method() === "GET" && /^\/v1\/ticke
 const isStream = (request: Request) => request.method() === "GET" && /^\/v1\/tickets\/[^/]+\/events$/.test(pathOf(request))
 const isList = (request: Request) => request.method() === "GET" && pathOf(request) === "/v1/tickets"
 
-const pageOf = (server: TestServerShape, widgetKey: string, extra: Record<string, unknown> = {}) =>
-  site.add(hostPage({ scriptFrom: server.baseUrl, config: { projectKey: widgetKey, baseUrl: server.baseUrl, ...extra } }))
-
 /** Files a ticket through the widget's form and waits for its conversation; returns its id and number. */
 const fileThroughWidget = async (session: Session, subject: string, message: string) => {
   const { page } = session
@@ -178,14 +167,10 @@ const openRequests = async (session: Session) => {
 const WHO = "We couldn't confirm who you are. Please reload the page."
 
 describeNeeding(missing, `widget live against the whole service (${kind}), in Chromium`, () => {
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
-    site = await startHostSite()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await site?.close()
-  })
+  const suite = chromiumSuite()
+
+  const pageOf = (server: TestServerShape, widgetKey: string, extra: Record<string, unknown> = {}) =>
+    suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: { projectKey: widgetKey, baseUrl: server.baseUrl, ...extra } }))
 
   describe("one service, restarted in the last test", () => {
     const database = keptDatabase()
@@ -205,7 +190,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       const { projectId, widgetKey } = await project(server, "stream, no polling")
       const word = uniqueWord()
       await ok(server, "POST", `/v1/admin/projects/${projectId}/agents`, { key: adminToken, body: { email: `ana-${word}@support.example`, name: "Ana Agent" } })
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         const ended = trackEnded(page)
         await page.goto(pageOf(server, widgetKey))
@@ -253,7 +238,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       // device A: signed in, files a ticket; support answers it
       let ticketId = ""
       let number = 0
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         await session.page.goto(await url("user-42"))
         ;({ ticketId, number } = await fileThroughWidget(session, first, `Opening ${word}`))
         const post = session.requests.find((r) => r.method() === "POST" && pathOf(r) === "/v1/tickets")!
@@ -262,12 +247,12 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       await agentSays(server, projectId, ticketId, `Answer ${word}`)
 
       // device C, not signed in yet: an anonymous ticket, kept by this browser only
-      await withPage(browser, {}, async (c) => {
+      await withPage(suite.browser, {}, async (c) => {
         await c.page.goto(await url())
         const filed = await fileThroughWidget(c, anonymous, `Anonymous opening ${word}`)
 
         // device B: a second profile, nothing stored; a fresh token for the same user
-        await withPage(browser, {}, async (b) => {
+        await withPage(suite.browser, {}, async (b) => {
           const { page } = b
           await page.goto(await url("user-42"))
           expect(await storageOf(page), "a fresh profile").toEqual([])
@@ -308,7 +293,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       })
 
       // another user: an empty list, and neither ticket readable nor streamable with their token
-      await withPage(browser, {}, async (d) => {
+      await withPage(suite.browser, {}, async (d) => {
         await d.page.goto(await url("user-77"))
         await openPanel(d.page)
         const list = await openRequests(d)
@@ -339,7 +324,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
         { what: "expired", token: await visitorToken(secret, "user-42", { expired: true }), reason: /expired/ }
       ]
       for (const { what, token, reason } of cases) {
-        await withPage(browser, {}, async (session) => {
+        await withPage(suite.browser, {}, async (session) => {
           const { page } = session
           await page.goto(pageOf(server, widgetKey, { identityToken: token }))
           await openPanel(page)
@@ -379,7 +364,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       const word = uniqueWord()
       const opening = `Opening ${word}`
       const [before, lastBefore, during] = [`Before ${word}`, `Just before the stop ${word}`, `While restarting ${word}`]
-      await withPage(browser, {}, async (session) => {
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         await page.goto(pageOf(first.server, widgetKey))
         const { ticketId } = await fileThroughWidget(session, `Restart ${word}`, opening)
@@ -472,7 +457,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
       const { projectId, widgetKey } = await project(server, "flood")
       const secret = await identitySecret(server, projectId)
       const word = uniqueWord()
-      await withPage(browser, {}, async (flooder) => {
+      await withPage(suite.browser, {}, async (flooder) => {
         const { page } = flooder
         await page.goto(pageOf(server, widgetKey, { identityToken: await visitorToken(secret, "flood-1") }))
         await openPanel(page)
@@ -496,7 +481,7 @@ describeNeeding(missing, `widget live against the whole service (${kind}), in Ch
         expect(flooder.requests.slice(count).map((r) => `${r.method()} ${pathOf(r)}`)).toEqual([])
 
         // the other visitor, in another profile from the same address, is not refused
-        await withPage(browser, {}, async (other) => {
+        await withPage(suite.browser, {}, async (other) => {
           await other.page.goto(pageOf(server, widgetKey, { identityToken: await visitorToken(secret, "flood-2") }))
           const { ticketId, number } = await fileThroughWidget(other, `Not refused ${word}`, `Opening ${word}`)
           expect(await widget(other.page, "conversation-title").textContent()).toBe(`#${number} Not refused ${word}`)

@@ -11,13 +11,13 @@
  * Screenshots of the open panel go to `.artifacts/` at the repository root.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { layer, type Vitest } from "@effect/vitest"
+import { layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
-import { type Browser, chromium, type Request } from "playwright-core"
-import { afterAll, beforeAll, describe, expect } from "vitest"
+import type { Request } from "playwright-core"
+import { describe, expect } from "vitest"
 import { seedDemo } from "../../src/Demo/Demo.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { createAgent } from "../support/Calls.ts"
@@ -25,39 +25,33 @@ import { describeNeeding } from "../support/Requires.ts"
 import {
   adminToken,
   type ApiClient,
-  createProject,
   TestServer,
   type TestServerShape,
   testServer
 } from "../support/TestServer.ts"
 import {
   artifactsDir,
+  browserTestOf,
   changedArea,
-  chromiumPath,
+  chromiumSuite,
+  chromiumSuiteMissing,
   coloursOf,
   contrast,
-  ensureWidgetBuilt,
   field,
   fillForm,
   focusOf,
   formValues,
-  type HostSite,
   hostPage,
   idle,
   openPanel,
   parseCssColour,
   ringsOf,
   type Session,
-  startHostSite,
   widget,
   withPage
 } from "./Harness.ts"
 
-const hasChromium = existsSync(chromiumPath)
-const notBuilt = hasChromium ? await ensureWidgetBuilt() : undefined
-const missing = !hasChromium
-  ? `no Chromium at ${chromiumPath} (CI installs Debian's chromium package)`
-  : notBuilt
+const missing = await chromiumSuiteMissing("CI installs Debian's chromium package")
 
 const DEFAULT_BLUE = "rgb(2, 132, 199)" // #0284c7
 const YELLOW = "rgb(253, 224, 71)" // #fde047
@@ -66,8 +60,6 @@ const YELLOW = "rgb(253, 224, 71)" // #fde047
 const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 10).replace(/\d/g, "x")}`
 
 const isTicketPost = (request: Request) => request.method() === "POST" && new URL(request.url()).pathname === "/v1/tickets"
-
-type Project = Effect.Success<ReturnType<typeof createProject>>
 
 /** A call of the contract's typed client, authenticated with `token`, from the promise-style browser code. */
 const call = <A, E>(server: TestServerShape, token: string, request: (api: ApiClient) => Effect.Effect<A, E>) =>
@@ -109,34 +101,6 @@ const shownTicketNumber = async (session: Session) => {
   return Number(/#(\d+)/.exec(await shown())![1])
 }
 
-let browser: Browser
-let site: HostSite
-
-/** A test with the service, a project with a widget key, and a fresh browser context. */
-const browserTestOf = (it: Vitest.MethodsNonLive<TestServer>) =>
-(
-  name: string,
-  body: (server: TestServerShape, project: Project) => Promise<void>
-) =>
-  it.effect(name, () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer
-      const project = yield* createProject(server, name.slice(0, 60))
-      yield* Effect.promise(() => body(server, project))
-    }))
-
-/** The page of `options` in a fresh context; no uncaught exception may reach the page. */
-const onPage = async (
-  options: Parameters<typeof hostPage>[0],
-  body: (session: Session) => Promise<void>,
-  contextOptions: Parameters<typeof withPage>[1] = {}
-) =>
-  withPage(browser, contextOptions, async (session) => {
-    await session.page.goto(site.add(hostPage(options)))
-    await body(session)
-    expect(session.pageErrors, "uncaught exceptions in the page").toEqual([])
-  })
-
 const config = (server: TestServerShape, key: string, extra: Record<string, unknown> = {}) => ({
   projectKey: key,
   baseUrl: server.baseUrl,
@@ -144,14 +108,19 @@ const config = (server: TestServerShape, key: string, extra: Record<string, unkn
 })
 
 describeNeeding(missing, "widget in Chromium", () => {
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
-    site = await startHostSite()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await site?.close()
-  })
+  const suite = chromiumSuite()
+
+  /** The page of `options` in a fresh context; no uncaught exception may reach the page. */
+  const onPage = async (
+    options: Parameters<typeof hostPage>[0],
+    body: (session: Session) => Promise<void>,
+    contextOptions: Parameters<typeof withPage>[1] = {}
+  ) =>
+    withPage(suite.browser, contextOptions, async (session) => {
+      await session.page.goto(suite.site.add(hostPage(options)))
+      await body(session)
+      expect(session.pageErrors, "uncaught exceptions in the page").toEqual([])
+    })
 
   layer(testServer("pglite", {}, undefined), { excludeTestServices: true })((it) => {
     const browserTest = browserTestOf(it)
@@ -924,8 +893,8 @@ describeNeeding(missing, "widget in Chromium", () => {
     })
 
     browserTest("after filing, the name and email stay in the form and come back on the next visit; the ticket's fields are cleared", async (server, { widgetKey }) => {
-      const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) }))
-      await withPage(browser, {}, async (session) => {
+      const pageUrl = suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey, { fields: { priority: true } }) }))
+      await withPage(suite.browser, {}, async (session) => {
         const { page } = session
         await page.goto(pageUrl)
         await openPanel(page)
@@ -1135,7 +1104,7 @@ describeNeeding(missing, "widget in Chromium", () => {
         // what `npm start` does on a new embedded database
         yield* seedDemo().pipe(Effect.provide(NodeServices.layer), Effect.orDie)
         yield* Effect.promise(() =>
-          withPage(browser, {}, async (session) => {
+          withPage(suite.browser, {}, async (session) => {
             const { page } = session
             const response = await page.goto(`${server.baseUrl}/`)
             expect(response!.status()).toBe(200)
@@ -1240,8 +1209,8 @@ describeNeeding(missing, "widget in Chromium", () => {
         const answer = `Visitor: it fails again ${word}`
         const agentEmail = `ada-${word}@support.example`
         await Effect.runPromise(createAgent(server, projectId, agentEmail, "Ada Lovelace"))
-        const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
-        await withPage(browser, {}, async (session) => {
+        const pageUrl = suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
+        await withPage(suite.browser, {}, async (session) => {
           const { page } = session
           await page.goto(pageUrl)
           await openPanel(page)
@@ -1358,8 +1327,8 @@ describeNeeding(missing, "widget in Chromium", () => {
         const word = uniqueWord()
         const subject = `Keys only ${word}`
         const answer = `Typed reply ${word}`
-        const pageUrl = site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
-        await withPage(browser, {}, async (session) => {
+        const pageUrl = suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) }))
+        await withPage(suite.browser, {}, async (session) => {
           const { page } = session
           const { keyboard } = page
           await page.goto(pageUrl)
@@ -1547,10 +1516,10 @@ describeNeeding(missing, "widget in Chromium", () => {
           { ticket_id: other.ticket_id, ticket_number: other.ticket_number, subject: "Not hers", access_token: mine.access_token },
           { unrelated: true }
         ]
-        await withPage(browser, {}, async (session) => {
+        await withPage(suite.browser, {}, async (session) => {
           const { page } = session
           await page.addInitScript(([k, v]) => localStorage.setItem(k!, v!), [storageKey, JSON.stringify(stored)])
-          await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+          await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
           await openPanel(page)
           expect(await widget(page, "requests-entry").textContent()).toBe("Your requests (4)")
           await widget(page, "requests-entry").click()
@@ -1574,10 +1543,10 @@ describeNeeding(missing, "widget in Chromium", () => {
           (k: string) => localStorage.setItem(k, "{not json"),
           () => Object.defineProperty(window, "localStorage", { get: () => { throw new DOMException("denied", "SecurityError") } })
         ]) {
-          await withPage(browser, {}, async (session) => {
+          await withPage(suite.browser, {}, async (session) => {
             const { page } = session
             await page.addInitScript(breakStorage, storageKey)
-            await page.goto(site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
+            await page.goto(suite.site.add(hostPage({ scriptFrom: server.baseUrl, config: config(server, widgetKey) })))
             await openPanel(page)
             expect(await widget(page, "requests-entry").isHidden()).toBe(true)
             await fillForm(page, { name: "Ida", email: "ida@example.com", subject: "Storage", message: "Broken storage" })
