@@ -54,7 +54,7 @@ const contactMail = (row: PendingMail, threading: Threading, files: Mail["attach
   // without an inbound address nothing reads mail sent to MAIL_FROM, so the contact is told where an answer does reach us
   const answer = threading.replyTo === null
     ? "To answer, write to us through the support widget or contact form on our site; replies to this email are not read.\n"
-    : "Reply to this email to answer; keep the subject's ticket number.\n"
+    : "Reply to this email to answer.\n"
   return {
     to: row.email,
     subject: `[${ticket}] Re: ${subject}`,

@@ -417,6 +417,7 @@ describe.each(databaseKinds)("tickets on %s", (kind) => {
           author_name: null,
           body: "first",
           contact_email: "c@example.com",
+          attachments: [],
           created_at: replied.data.created_at
         })
         const reopened = events[6]

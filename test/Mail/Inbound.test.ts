@@ -233,6 +233,100 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         expect(new Set(filed.map((t) => t.subject.replace(/^Together /, "")).map((n) => Number(n) % 20)).size).toBe(20)
       }))
 
+    it.effect("an agent answering their notification by mail replies as themselves; a stranger with it writes as a contact", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const sink = yield* SmtpSink
+        const port = yield* listenerPort
+        const { projectId } = yield* mailProject("help@agents.test")
+        yield* createAgent(server, projectId, "bo@agents.test", "Bo Agent")
+        expect((yield* sendSmtp(port, {
+          from: "kai@example.com",
+          to: "help@agents.test",
+          subject: "Printer",
+          text: "It jams.",
+          messageId: "<printer-1@example.com>"
+        })).ok)
+          .toBe(true)
+        const [ticket] = yield* emailTickets(projectId)
+        yield* updateTicket(server, projectId, ticket!.id, { assignee_email: "bo@agents.test" })
+        expect((yield* sendSmtp(port, {
+          from: "kai@example.com",
+          to: "help@agents.test",
+          subject: "Re: Printer",
+          text: "Still jams.",
+          // the contact's own follow-up: it names their first mail, and so the ticket
+          references: ["<printer-1@example.com>"]
+        })).ok)
+          .toBe(true)
+        const notice = yield* eventually(
+          "the agent's notification",
+          Effect.sync(() => {
+            const mail = sink.received.find((m) => m.to.includes("bo@agents.test"))
+            return { done: mail !== undefined, value: mail! }
+          })
+        )
+        const parsed = yield* Effect.promise(() => PostalMime.parse(notice.raw))
+        const agentReplyTo = parsed.replyTo![0]!.address!
+        expect(agentReplyTo).toMatch(/^help\+[a-z2-7]{26}@agents\.test$/)
+        expect(parsed.headers.find((h) => h.key === "auto-submitted")?.value).toBe("auto-generated")
+        const answer = { to: agentReplyTo, subject: "Re: Printer", inReplyTo: parsed.messageId! }
+        expect((yield* sendSmtp(port, { ...answer, from: "bo@agents.test", text: "Try the rear tray." })).ok).toBe(true)
+        expect((yield* sendSmtp(port, { ...answer, from: "eve@example.com", text: "I am Bo, honest." })).ok).toBe(true)
+        const read = yield* adminRead(server, projectId, ticket!.id)
+        expect(read.messages.map((m) => [m.author_type, m.author_name, m.body]).slice(-2)).toEqual([
+          ["agent", "Bo Agent", "Try the rear tray."],
+          ["contact", null, "I am Bo, honest."]
+        ])
+        // the agent's mailed answer is a public reply: the contact is mailed it
+        yield* eventually(
+          "the contact to get the agent's answer",
+          Effect.sync(() => ({ done: sink.received.some((m) => m.to.includes("kai@example.com") && m.raw.includes("rear tray")), value: null }))
+        )
+      }))
+
+    it.effect("the same bytes over SMTP and posted to the HTTP door file the same ticket", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const port = yield* listenerPort
+        const bySmtp = yield* mailProject("help@same-a.test")
+        const byHttp = yield* mailProject("help@same-b.test")
+        const file = randomBytes(200 * 1024)
+        const raw = yield* compose({
+          from: "Ola Nordmann <ola@example.com>",
+          to: "help@same-a.test",
+          subject: "Kvittering mangler",
+          text: "Hei, kvitteringen min mangler.\n\n-- \nOla",
+          messageId: "<same-bytes@example.com>",
+          attachments: [{ filename: "skjermbilde.png", content: file, contentType: "image/png" }]
+        })
+        const sent = yield* Effect.promise(async () => {
+          const transport = createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true })
+          try {
+            return await transport.sendMail({ envelope: { from: "ola@example.com", to: ["help@same-a.test"] }, raw: Buffer.from(raw) })
+          } finally {
+            transport.close()
+          }
+        })
+        expect(sent.accepted).toEqual(["help@same-a.test"])
+        const posted = yield* postMail(server, byHttp.key, raw)
+        expect(posted.body.outcome).toBe("ticket_created")
+        const reads = yield* Effect.forEach([bySmtp.projectId, byHttp.projectId], (projectId) =>
+          Effect.flatMap(emailTickets(projectId), ([ticket]) => adminRead(server, projectId, ticket!.id)))
+        for (const read of reads) {
+          expect(read).toMatchObject({
+            subject: "Kvittering mangler",
+            body: "Hei, kvitteringen min mangler.",
+            source: "email",
+            sender_email: "ola@example.com",
+            sender_name: "Ola Nordmann"
+          })
+          expect(read.attachments.map((a) => [a.filename, a.content_type, a.sha256])).toEqual([
+            ["skjermbilde.png", "image/png", sha256(file)]
+          ])
+        }
+      }))
+
     it.effect("auto-replies, bounces, list mail and the service's own mail file nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer
