@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { createTransport } from "nodemailer"
 import MailComposer from "nodemailer/lib/mail-composer/index.js"
 import PostalMime from "postal-mime"
-import { adminRead, agentMessage, createAgent, updateTicket } from "../support/Calls.ts"
+import { adminRead, agentMessage, createAgent, settled, updateTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/Process.ts"
@@ -132,6 +132,11 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         const read = yield* adminRead(server, projectId, ticket!.id)
         expect(read).toMatchObject({ source: "email", sender_email: "marta@example.com", sender_name: "Marta Contact" })
         expect(read.attachments.map((a) => [a.filename, a.sha256])).toEqual([["export.log", sha256(log)]])
+        // the API's background work follows a mailed ticket as it follows a created one
+        const jobs = yield* settled(ticket!.id)
+        expect(jobs.map((job) => job.kind)).toEqual(expect.arrayContaining(["triage", "duplicate_check"]))
+        expect(jobs.every((job) => job.status === "done")).toBe(true)
+        expect((yield* adminRead(server, projectId, ticket!.id)).triage.status).toBe("done")
 
         // the agent answers with a file of their own; the contact's mail carries it and threads
         const upload = yield* Effect.promise(async () => {
