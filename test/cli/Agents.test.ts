@@ -6,7 +6,7 @@ import { ProjectId } from "../../src/Domain/Ids.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { databaseKinds, freshDatabase } from "../support/Databases.ts"
 import { testSettings } from "../support/Settings.ts"
-import { type CliRun, cli } from "./CliProcess.ts"
+import { cli, failedWith, succeeded } from "./CliProcess.ts"
 
 /** Files a ticket in-process, as the widget or the API would, on the database of `env`, closed again after. */
 const fileTicket = (env: Record<string, string>, projectId: string) =>
@@ -17,15 +17,6 @@ const fileTicket = (env: Record<string, string>, projectId: string) =>
       (tickets) => tickets.create(ProjectId.make(projectId), { subject: "Cannot log in", body: "It says my password is wrong." })
     ).pipe(Effect.provide(Tickets.layer.pipe(Layer.provide(Database.layer), Layer.provide(Layer.succeed(AppConfig, config)))))
   })
-
-const succeeded = (run: CliRun) => {
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
-  return run.stdout
-}
-
-const failedWith = (run: CliRun, line: string) => {
-  expect(run).toEqual({ code: 1, stdout: "", stderr: `error: ${line}\n` })
-}
 
 describe.each(databaseKinds)("operator CLI agents commands on %s", (kind) => {
   it.live("creates and lists agents, who then answer and take tickets of the demo project", () =>

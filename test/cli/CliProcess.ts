@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { expect } from "vitest"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
@@ -16,6 +17,20 @@ export interface CliRun {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
+}
+
+/** A run that succeeded: exit 0, nothing on stderr; its output. */
+export const succeeded = (run: CliRun) => {
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
+  return run.stdout
+}
+
+/** One line on stderr, nothing on stdout, exit status 1, as every user error of the CLI. */
+export const failedWith = (run: CliRun, line: string | RegExp) => {
+  expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: "" })
+  expect(run.stderr.endsWith("\n") && !run.stderr.slice(0, -1).includes("\n")).toBe(true)
+  if (typeof line === "string") expect(run.stderr).toBe(`error: ${line}\n`)
+  else expect(run.stderr.slice(0, -1)).toMatch(line)
 }
 
 /** The environment of the test run, without the settings a test gives the CLI itself. */

@@ -7,12 +7,7 @@ import { Effect } from "effect"
 import { ProjectId } from "../../src/Domain/Ids.ts"
 import { Projects } from "../../src/Projects/Projects.ts"
 import { freshPgliteDir } from "../support/Databases.ts"
-import { type CliRun, cli, onDatabase } from "./CliProcess.ts"
-
-const succeeded = (run: CliRun) => {
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
-  return run.stdout
-}
+import { cli, onDatabase, succeeded } from "./CliProcess.ts"
 
 describe("operator CLI: key limits and visitor identity", () => {
   it.live("issues a key with its own limit, changes it, and shows an identity secret only when it is made", () =>

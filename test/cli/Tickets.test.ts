@@ -6,7 +6,7 @@ import * as Database from "../../src/Database/Database.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { databaseKinds, freshDatabase } from "../support/Databases.ts"
 import { testSettings } from "../support/Settings.ts"
-import { type CliRun, cli, createProject } from "./CliProcess.ts"
+import { cli, createProject, failedWith, succeeded } from "./CliProcess.ts"
 
 /** Runs `effect` with the services over the database of `env`, closed again before the next CLI run. */
 const withServices = <A, E>(env: Record<string, string>, effect: Effect.Effect<A, E, Tickets | Agents>) =>
@@ -17,16 +17,6 @@ const withServices = <A, E>(env: Record<string, string>, effect: Effect.Effect<A
       Layer.provide(Layer.succeed(AppConfig, config))
     )))
   })
-
-const succeeded = (run: CliRun) => {
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
-  return run.stdout
-}
-
-/** One line on stderr, nothing on stdout, exit status 1, as every user error of the CLI. */
-const failedWith = (run: CliRun, line: string) => {
-  expect(run).toEqual({ code: 1, stdout: "", stderr: `error: ${line}\n` })
-}
 
 describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
   it.live("lists, shows, answers, assigns and moves tickets, for people and for scripts", () =>

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url"
 import { lockFileName, serviceFileName } from "../../src/Database/DataDirLock.ts"
 import { freshPgliteDir } from "../support/Databases.ts"
 import { callService, freePort, type ServiceProcess, startServiceProcess } from "../support/Process.ts"
-import { type CliRun, cli } from "./CliProcess.ts"
+import { cli, failedWith, succeeded } from "./CliProcess.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const unknownId = "0b7e1e0c-6a55-4c3e-9d4e-2f1c6a1d9a00"
@@ -58,19 +58,6 @@ const fileTicket = (service: ServiceProcess, fullKey: string) =>
         headers: {}
       }))
   )
-
-const succeeded = (run: CliRun) => {
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" })
-  return run.stdout
-}
-
-/** One line on stderr, nothing on stdout, exit status 1, as every user error of the CLI. */
-const failedWith = (run: CliRun, line: string | RegExp) => {
-  expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: "" })
-  expect(run.stderr.endsWith("\n") && !run.stderr.slice(0, -1).includes("\n")).toBe(true)
-  if (typeof line === "string") expect(run.stderr).toBe(`error: ${line}\n`)
-  else expect(run.stderr.slice(0, -1)).toMatch(line)
-}
 
 /** A shell line's words: blanks split them, and quotes keep a phrase one word, as sh does for these lines. */
 const words = (line: string) =>
