@@ -52,8 +52,9 @@ export interface Download {
 
 /**
  * Files of tickets and messages: uploaded first and named by a create or a message, or stored
- * with a mail that carried them. Bytes live in the database, so the embedded database and its
- * backups keep them. Limits per file, per message and per ticket are settings.
+ * with a mail that carried them. Bytes live in the database by default, so the embedded database
+ * and its backups keep them, or in an S3 bucket (AttachmentStore). Limits per file, per message
+ * and per ticket are settings.
  */
 export class Attachments extends Context.Service<Attachments>()("app/Attachments", {
   make: Effect.gen(function*() {
@@ -64,6 +65,7 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
     /** A stored file's bytes: in its row, or fetched from the object store. */
     const bytesOf = (row: { readonly content: Uint8Array | null; readonly storage_key: string | null }) =>
       row.content !== null ? Effect.succeed(row.content) : store.load(row.storage_key ?? "")
+
     const limits = {
       file: config.attachmentMaxBytes,
       message: config.attachmentsMaxBytesPerMessage,

@@ -31,52 +31,52 @@ const markWidgetScope = HttpEffect.appendPreResponseHandler((_request, response)
  * one visitor cannot use up what a whole site shares.
  */
 const keyAuthentication = Effect.gen(function*() {
-    const projects = yield* Projects
-    const rateLimit = yield* RateLimit
-    const config = yield* AppConfig
+  const projects = yield* Projects
+  const rateLimit = yield* RateLimit
+  const config = yield* AppConfig
 
-    const clientAddress = (request: HttpServerRequest.HttpServerRequest) => {
-      const forwarded = request.headers["x-forwarded-for"]
-      // the last entry is the one the proxy appended; those before it are the client's to write
-      if (config.trustProxy && forwarded !== undefined) return forwarded.split(",").at(-1)!.trim()
-      return Option.getOrElse(request.remoteAddress, () => "unknown")
-    }
+  const clientAddress = (request: HttpServerRequest.HttpServerRequest) => {
+    const forwarded = request.headers["x-forwarded-for"]
+    // the last entry is the one the proxy appended; those before it are the client's to write
+    if (config.trustProxy && forwarded !== undefined) return forwarded.split(",").at(-1)!.trim()
+    return Option.getOrElse(request.remoteAddress, () => "unknown")
+  }
 
-    return <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: string) =>
-        Effect.gen(function*() {
-          const key = yield* projects.authenticate(credential)
-          if (Option.isNone(key)) {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            yield* rateLimit.check(`addr:${clientAddress(request)}`)
-            return yield* invalidKey
-          }
-          const found = key.value
-          let visitor: VerifiedVisitor | undefined
-          if (found.scope === "widget") {
-            yield* markWidgetScope
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const token = request.headers["x-visitor-token"]
-            const visitorBudget = (by: string) =>
-              rateLimit.check(`visitor:${found.project_id}:${by}`, config.widgetVisitorRateLimitPerMinute)
-            const address = `addr:${clientAddress(request)}`
-            if (token !== undefined && token !== "") {
-              const verified = yield* Effect.result(verifyVisitor(token, found.identity_secret))
-              // a refused token spends its address's budget, so forging them is throttled too
-              if (Result.isFailure(verified)) return yield* Effect.andThen(visitorBudget(address), Effect.fail(verified.failure))
-              visitor = verified.success
-            } else if (found.require_verified_visitors) {
-              return yield* Effect.andThen(visitorBudget(address), Effect.fail(visitorRequired))
-            }
-            yield* visitorBudget(visitor === undefined ? address : `sub:${visitor.sub}`)
-          }
-          yield* rateLimit.check(`key:${found.key_id}`, found.rate_limit_per_minute ?? undefined)
-          return yield* Effect.provideService(httpEffect, CurrentKey, {
-            keyId: found.key_id,
-            projectId: found.project_id,
-            scope: found.scope,
-            visitor
-          })
-        })
+  return <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: string) =>
+    Effect.gen(function*() {
+      const key = yield* projects.authenticate(credential)
+      if (Option.isNone(key)) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* rateLimit.check(`addr:${clientAddress(request)}`)
+        return yield* invalidKey
+      }
+      const found = key.value
+      let visitor: VerifiedVisitor | undefined
+      if (found.scope === "widget") {
+        yield* markWidgetScope
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const token = request.headers["x-visitor-token"]
+        const visitorBudget = (by: string) =>
+          rateLimit.check(`visitor:${found.project_id}:${by}`, config.widgetVisitorRateLimitPerMinute)
+        const address = `addr:${clientAddress(request)}`
+        if (token !== undefined && token !== "") {
+          const verified = yield* Effect.result(verifyVisitor(token, found.identity_secret))
+          // a refused token spends its address's budget, so forging them is throttled too
+          if (Result.isFailure(verified)) return yield* Effect.andThen(visitorBudget(address), Effect.fail(verified.failure))
+          visitor = verified.success
+        } else if (found.require_verified_visitors) {
+          return yield* Effect.andThen(visitorBudget(address), Effect.fail(visitorRequired))
+        }
+        yield* visitorBudget(visitor === undefined ? address : `sub:${visitor.sub}`)
+      }
+      yield* rateLimit.check(`key:${found.key_id}`, found.rate_limit_per_minute ?? undefined)
+      return yield* Effect.provideService(httpEffect, CurrentKey, {
+        keyId: found.key_id,
+        projectId: found.project_id,
+        scope: found.scope,
+        visitor
+      })
+    })
 })
 
 export const ProjectAuthLive = Layer.effect(

@@ -128,7 +128,7 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
       }
       const projectId = project.value.id
       const inbound = project.value.inbound_address
-      const sender = mail.from!.address
+      const sender = mail.from.address
       if (!isEmail(sender)) return yield* new MailRefused({ reason: "malformed", message: "the From address is not valid" })
       // the service's own mail come back (a forward loop, a misrouted copy) is never filed
       if (sender === ownAddress || (inbound !== null && splitAddress(sender).base === splitAddress(inbound).base)) {
@@ -168,7 +168,7 @@ export class InboundMail extends Context.Service<InboundMail>()("app/Mail/Inboun
             subject: fit(mail.subject || body.split("\n", 1)[0]!, maxSubject) || "(no subject)",
             body,
             sender_email: sender,
-            sender_name: mail.from!.name === null ? undefined : fit(mail.from!.name, 200),
+            sender_name: mail.from.name === null ? undefined : fit(mail.from.name, 200),
             source: "email"
           },
           options: { senderVerified: false, ...extras }

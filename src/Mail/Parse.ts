@@ -20,7 +20,7 @@ export interface ParsedMail {
   readonly messageId: string | null
   readonly inReplyTo: ReadonlyArray<string>
   readonly references: ReadonlyArray<string>
-  readonly from: { readonly address: string; readonly name: string | null } | null
+  readonly from: { readonly address: string; readonly name: string | null }
   readonly to: ReadonlyArray<string>
   readonly subject: string
   readonly text: string

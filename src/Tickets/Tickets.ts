@@ -67,13 +67,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
 
-    // untraced on the hot paths: a traced function captures a stack and opens a span on every
-    // call, some 5 µs even with no tracer installed
-    /**
-     * `senderVerified` says whether the caller vouches for the sender fields (a full key does, a
-     * widget key's visitor cannot): unverified ones may create a contact but never change one.
-     * Left out, they are unverified, so a caller that forgets to decide trusts nobody.
-     */
     /**
      * The files of a message and the caller's work, in the message's transaction. For a new
      * ticket they run before its row is written (their references to it are checked at commit),
@@ -137,6 +130,13 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return { id, row, jobs: ticketCreatedJobs(event, { errorTracker }) }
     })
 
+    // untraced on the hot paths: a traced function captures a stack and opens a span on every
+    // call, some 5 µs even with no tracer installed
+    /**
+     * `senderVerified` says whether the caller vouches for the sender fields (a full key does, a
+     * widget key's visitor cannot): unverified ones may create a contact but never change one.
+     * Left out, they are unverified, so a caller that forgets to decide trusts nobody.
+     */
     const create = Effect.fnUntraced(function*<E = never>(
       projectId: ProjectId,
       input: CreateTicketInput,
@@ -379,7 +379,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies TicketList
     })
 
-    /** One page of a contact's tickets, newest first, with the fields of the public read; `limit` defaults to 10. */
     /**
      * One page of the tickets `filter` picks (a contact's, or a verified visitor's), newest first,
      * with the public read's fields and whether the sender is known to have filed it: what the
