@@ -393,6 +393,21 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
           attachments: [{ filename: "big.bin", content: randomBytes(3 * 1024 * 1024), contentType: "application/octet-stream" }]
         })
         expect(big).toMatchObject({ ok: false, code: 552 })
+        // a mail with no sender, and bytes that are no mail at all: 550, and nothing filed
+        for (const raw of ["Subject: who am I\r\n\r\nno From header\r\n", randomBytes(2048).toString("latin1")]) {
+          const refused = yield* Effect.promise(async () => {
+            const transport = createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true })
+            try {
+              await transport.sendMail({ envelope: { from: "x@example.com", to: ["help@five.test"] }, raw })
+              return 250
+            } catch (error) {
+              return (error as { responseCode?: number }).responseCode ?? 0
+            } finally {
+              transport.close()
+            }
+          })
+          expect(refused).toBe(550)
+        }
         const largeFile = yield* postMail(server, key, yield* compose({
           from: "x@example.com",
           to: "help@five.test",
