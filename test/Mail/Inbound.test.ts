@@ -15,6 +15,7 @@ import { adminRead, agentMessage, createAgent, settled, updateTicket } from "../
 import { databaseKinds } from "../support/Databases.ts"
 import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/Process.ts"
+import { startStub } from "../support/StubServer.ts"
 import { SmtpSink, smtpSink } from "../support/SmtpSink.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
 
@@ -117,6 +118,14 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         const port = yield* listenerPort
         const { projectId } = yield* mailProject("help@one.test")
         yield* createAgent(server, projectId, "ada@one.test", "Ada Agent")
+        const receiver = yield* Effect.acquireRelease(Effect.promise(() => startStub()), (stub) => Effect.promise(() => stub.close()))
+        const hook = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${projectId}/webhooks`, {
+            key: adminToken,
+            body: { url: `${receiver.url}/hook`, events: ["ticket_created"] }
+          })
+        )
+        expect(hook.status).toBe(201)
         const log = randomBytes(200 * 1024)
         const sent = yield* sendSmtp(port, {
           from: "Marta Contact <marta@example.com>",
@@ -137,6 +146,11 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
         expect(jobs.map((job) => job.kind)).toEqual(expect.arrayContaining(["triage", "duplicate_check"]))
         expect(jobs.every((job) => job.status === "done")).toBe(true)
         expect((yield* adminRead(server, projectId, ticket!.id)).triage.status).toBe("done")
+        // and so do its webhooks: the receiver got ticket_created for the mailed ticket
+        const created = receiver.requests.map((request) => JSON.parse(request.body))
+        expect(created.map((body) => [body.event, body.data.id, body.data.subject])).toEqual([
+          ["ticket_created", ticket!.id, "Export is stuck"]
+        ])
 
         // the agent answers with a file of their own; the contact's mail carries it and threads
         const upload = yield* Effect.promise(async () => {
