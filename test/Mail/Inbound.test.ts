@@ -95,7 +95,9 @@ describe.each(databaseKinds)("mail on %s", (kind) => {
       MAIL_SENDER_LIMIT_PER_HOUR: "3",
       MAIL_MAX_BYTES: "2MiB",
       ATTACHMENT_MAX_BYTES: "1MiB",
-      RATE_LIMIT_PER_MINUTE: "1000"
+      RATE_LIMIT_PER_MINUTE: "1000",
+      // the webhook receiver is on loopback, which a PostgreSQL server's service refuses by default
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
     }, undefined, { pipeline: "live" })
   })).pipe(Layer.provideMerge(smtpSink))
 
