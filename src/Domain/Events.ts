@@ -7,7 +7,10 @@ export const EventKinds = [
   "ticket_replied",
   "ticket_resolved",
   "ticket_status_changed",
-  "ticket_assigned"
+  "ticket_assigned",
+  "ticket_sla_breached",
+  "ticket_rated",
+  "ticket_merged"
 ] as const
 export type EventKind = (typeof EventKinds)[number]
 
@@ -146,3 +149,61 @@ export const changeEvents = (
     })]
     : [])
 ]
+
+export const SlaTargets = ["first_response", "resolution"] as const
+export type SlaTarget = (typeof SlaTargets)[number]
+
+/** A service-level target of a ticket passed its due time unmet; fires once per breach. */
+export const ticketSlaBreached = (breach: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly target: SlaTarget
+  readonly due_at: string
+  readonly breached_at: string
+}): ServiceEvent => ({
+  event: "ticket_sla_breached",
+  timestamp: breach.breached_at,
+  data: {
+    id: breach.ticket_id,
+    project_id: breach.project_id,
+    target: breach.target,
+    due_at: breach.due_at,
+    breached_at: breach.breached_at
+  }
+})
+
+/** The ticket's contact rated it: a number 1-5, or `good`/`bad`, as the project asks. */
+export const ticketRated = (rating: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly rating: number | "good" | "bad"
+  readonly comment: string | null
+  readonly rated_at: string
+}): ServiceEvent => ({
+  event: "ticket_rated",
+  timestamp: rating.rated_at,
+  data: {
+    id: rating.ticket_id,
+    project_id: rating.project_id,
+    rating: rating.rating,
+    comment: rating.comment,
+    rated_at: rating.rated_at
+  }
+})
+
+/** The ticket was merged into `into_id`: its conversation lives there now. */
+export const ticketMerged = (merge: {
+  readonly ticket_id: string
+  readonly project_id: string
+  readonly into_id: string
+  readonly merged_at: string
+}): ServiceEvent => ({
+  event: "ticket_merged",
+  timestamp: merge.merged_at,
+  data: {
+    id: merge.ticket_id,
+    project_id: merge.project_id,
+    into_id: merge.into_id,
+    merged_at: merge.merged_at
+  }
+})

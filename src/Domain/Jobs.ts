@@ -1,5 +1,5 @@
 import { Data, type Duration, type Effect, type Option, Schema, SchemaGetter } from "effect"
-import { EventKinds, type ServiceEvent } from "./Events.ts"
+import { EventKinds, type ServiceEvent, SlaTargets } from "./Events.ts"
 import type { ProjectId, TicketId } from "./Ids.ts"
 
 /**
@@ -52,6 +52,12 @@ export const ContactNotifyPayload = Schema.Struct({
   reason: Schema.Literal("agent_replied")
 })
 
+/** A service-level target to check when it falls due: breached unless met, moved or checked before. */
+export const SlaCheckPayload = Schema.Struct({
+  target: Schema.Literals(SlaTargets),
+  due_at: Schema.String
+})
+
 const jobOf = <const Kind extends string, Payload extends Schema.Top>(kind: Kind, payload: Payload) =>
   Schema.Struct({ kind: Schema.Literal(kind), payload })
 
@@ -66,7 +72,10 @@ export const Job = Schema.Union([
   jobOf("webhook_delivery", DeliveryPayload),
   jobOf("automation", AutomationPayload),
   jobOf("notify", NotifyPayload),
-  jobOf("contact_notify", ContactNotifyPayload)
+  jobOf("contact_notify", ContactNotifyPayload),
+  jobOf("sla_update", NoPayload),
+  jobOf("sla_check", SlaCheckPayload),
+  jobOf("satisfaction_request", NoPayload)
 ])
 export type Job = typeof Job.Type
 export type JobKind = Job["kind"]

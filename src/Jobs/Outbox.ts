@@ -43,7 +43,8 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
     ), outbox_deliveries AS (
       INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at)
       SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at
-      FROM outbox_entries e JOIN webhooks w ON w.project_id = e.project_id AND (e.payload->>'kind') = ANY(w.events)
+      FROM outbox_entries e JOIN webhooks w ON w.project_id = e.project_id
+        AND (w.all_events OR (e.payload->>'kind') = ANY(w.events))
       WHERE e.kind = 'webhook'
       RETURNING id, project_id, ticket_id, event, created_at
     ), outbox_delivery_jobs AS (

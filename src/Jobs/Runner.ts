@@ -32,7 +32,10 @@ const defaultConcurrency: Record<JobKind, number> = {
   webhook_delivery: 256,
   automation: 2,
   notify: 4,
-  contact_notify: 4
+  contact_notify: 4,
+  sla_update: 8,
+  sla_check: 8,
+  satisfaction_request: 4
 }
 
 const coalesceWindow = Duration.millis(5)

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import * as Grouped from "../Database/Grouped.ts"
 import * as Rows from "../Database/Rows.ts"
 import { IntFromRow, TimestampFromRow } from "../Domain/Fields.ts"
+import { EventKinds } from "../Domain/Events.ts"
 import { type Delivery, DeliveryStatus, type WebhookSummary } from "../Domain/Webhook.ts"
 import { type DeliveryId, DeliveryIdFromRow, type ProjectId, type WebhookId, WebhookIdFromRow } from "../Domain/Ids.ts"
 
@@ -53,15 +54,21 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo>()("app/Webhooks/
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (projectId: ProjectId, url: string, events: ReadonlyArray<string>, secret: string) =>
+    // an endpoint that takes every event lists the kinds there are now, not those when it was registered
+    const subscribed = sql`CASE WHEN all_events
+      THEN ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(EventKinds)}::jsonb)) ELSE events END AS events`
+
+    /** `events` "all" subscribes the endpoint to every event, those added later included. */
+    const insert = (projectId: ProjectId, url: string, events: ReadonlyArray<string> | "all", secret: string) =>
       sql`
-        INSERT INTO webhooks (project_id, url, events, secret)
+        INSERT INTO webhooks (project_id, url, events, all_events, secret)
         VALUES (${projectId}, ${url},
-          ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(events)}::jsonb)), ${secret})
-        RETURNING id AS webhook_id, url, events, created_at`.pipe(Rows.single(WebhookRow))
+          ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(events === "all" ? EventKinds : events)}::jsonb)),
+          ${events === "all"}, ${secret})
+        RETURNING id AS webhook_id, url, ${subscribed}, created_at`.pipe(Rows.single(WebhookRow))
 
     const list = (projectId: ProjectId) =>
-      sql`SELECT id AS webhook_id, url, events, created_at FROM webhooks
+      sql`SELECT id AS webhook_id, url, ${subscribed}, created_at FROM webhooks
           WHERE project_id = ${projectId} ORDER BY created_at, id`.pipe(
         Rows.all(WebhookRow),
         Effect.map((rows): ReadonlyArray<WebhookSummary> => rows)

@@ -57,7 +57,8 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
           Effect.mapError((refused) => new ValidationError({ message: `url: ${refused.message}` }))
         )
       }
-      const events = EventKinds.filter((kind) => (input.events ?? EventKinds).includes(kind))
+      const chosen = input.events
+      const events = chosen == null ? "all" : EventKinds.filter((kind) => chosen.includes(kind))
       const secret = input.secret ?? newSecret()
       const row = yield* repo.insert(projectId, input.url, events, secret)
       return { webhook_id: row.webhook_id, url: shownUrl(row.url), events: row.events, secret }

@@ -246,6 +246,9 @@ export type WebhookEventKind =
   | "ticket_resolved"
   | "ticket_status_changed"
   | "ticket_assigned"
+  | "ticket_sla_breached"
+  | "ticket_rated"
+  | "ticket_merged"
 
 interface EventOf<K extends WebhookEventKind, D> {
   readonly event: K
@@ -306,6 +309,32 @@ export type TicketAssignedEvent = EventOf<"ticket_assigned", {
   readonly updated_at: string
 }>
 
+/** `ticket_sla_breached`: a service-level target passed its due time unmet; sent once per breach. */
+export type TicketSlaBreachedEvent = EventOf<"ticket_sla_breached", {
+  readonly id: string
+  readonly project_id: string
+  readonly target: "first_response" | "resolution"
+  readonly due_at: string
+  readonly breached_at: string
+}>
+
+/** `ticket_rated`: the ticket's contact rated it (1-5, or `good`/`bad`, as the project asks). */
+export type TicketRatedEvent = EventOf<"ticket_rated", {
+  readonly id: string
+  readonly project_id: string
+  readonly rating: number | "good" | "bad"
+  readonly comment: string | null
+  readonly rated_at: string
+}>
+
+/** `ticket_merged`: the ticket was merged into `into_id`, where its conversation now lives. */
+export type TicketMergedEvent = EventOf<"ticket_merged", {
+  readonly id: string
+  readonly project_id: string
+  readonly into_id: string
+  readonly merged_at: string
+}>
+
 /** The body of a webhook delivery; switch on `event` to narrow `data`. */
 export type WebhookEvent =
   | TicketCreatedEvent
@@ -313,6 +342,9 @@ export type WebhookEvent =
   | TicketStatusChangedEvent
   | TicketResolvedEvent
   | TicketAssignedEvent
+  | TicketSlaBreachedEvent
+  | TicketRatedEvent
+  | TicketMergedEvent
 
 /** The names an event of a stream can have: a webhook event's, or `reset`. */
 export type StreamEventName = WebhookEventKind | "reset"

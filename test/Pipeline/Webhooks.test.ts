@@ -86,7 +86,16 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
         expect(created.json).toEqual({
           webhook_id: expect.stringMatching(uuid),
           url: "https://example.com/hook",
-          events: ["ticket_created", "ticket_replied", "ticket_resolved", "ticket_status_changed", "ticket_assigned"],
+          events: [
+            "ticket_created",
+            "ticket_replied",
+            "ticket_resolved",
+            "ticket_status_changed",
+            "ticket_assigned",
+            "ticket_sla_breached",
+            "ticket_rated",
+            "ticket_merged"
+          ],
           secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/)
         })
         expect(created.value).toEqual(created.json)
