@@ -14,7 +14,9 @@
  * (email.ts), on each database: BENCH_EMAIL_MESSAGES mails (2,000 on PostgreSQL, 500 on PGlite)
  * over BENCH_EMAIL_SENDERS (8) SMTP connections to the service's SMTP listener, each mail checked
  * in the database afterwards (BENCH_EMAIL_PROJECTS spreads them over several projects, a diagnosis).
- * BENCH_ONLY=http|pipeline|streams|email runs one part; BENCH_DATABASE=pglite|postgres one database.
+ * Then the ticket lists (lists.ts), on each database: the operator's and a contact's lists with
+ * BENCH_LIST_TICKETS (100,000) tickets in the project; BENCH_SERVICE_ROOT measures another checkout.
+ * BENCH_ONLY=http|pipeline|streams|email|lists runs one part; BENCH_DATABASE=pglite|postgres one database.
  *
  * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
  * service does not start or a scenario sees errors or non-2xx responses.
@@ -29,6 +31,7 @@ import { benchPipeline, printPipeline } from "./pipeline.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
 import { benchStreams, printStreams, type StreamsResult } from "./streams.ts"
 import { benchEmail, emailFailed, type EmailResult, printEmail } from "./email.ts"
+import { benchLists, listsFailed, type ListsResult, printLists } from "./lists.ts"
 import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -49,7 +52,7 @@ const serviceEnv = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: "true"
 }
 
-const only = process.env.BENCH_ONLY as "http" | "pipeline" | "streams" | "email" | undefined
+const only = process.env.BENCH_ONLY as "http" | "pipeline" | "streams" | "email" | "lists" | undefined
 /** The pipeline (PostgreSQL only): a burst at full speed, then steady rates, each this long. */
 const burstSeconds = 10
 const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60)
@@ -64,7 +67,10 @@ const emailSenders = Number(process.env.BENCH_EMAIL_SENDERS ?? 8)
 /** A diagnosis, not the scenario: the mails spread over this many projects (1). */
 const emailProjects = Number(process.env.BENCH_EMAIL_PROJECTS ?? 1)
 /** Neither the seeded service nor its HTTP scenarios: the parts that start services of their own. */
-const ownServicesOnly = only === "streams" || only === "email"
+const ownServicesOnly = only === "streams" || only === "email" || only === "lists"
+/** The ticket lists: how many tickets the project holds, and each list's measured seconds. */
+const listTickets = Number(process.env.BENCH_LIST_TICKETS ?? 100_000)
+const listSeconds = Number(process.env.BENCH_LIST_SECONDS ?? 10)
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -464,6 +470,29 @@ const benchDatabase = async (kind: DatabaseKind) => {
     }
   }
 
+  // the lists with 100,000 tickets in the project, on a fresh service and database of their own
+  let lists: ListsResult | { readonly error: string } | undefined
+  if (only === undefined || only === "lists") {
+    console.log(`\n== ${kind}: ticket lists with ${listTickets} tickets`)
+    try {
+      lists = await benchLists({
+        root,
+        kind,
+        serverUrl: process.env.DATABASE_URL,
+        serviceEnv,
+        adminToken,
+        tickets: listTickets,
+        seconds: listSeconds,
+        connections: 10
+      })
+      printLists(lists)
+    } catch (error) {
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : ""
+      lists = { error: `${error instanceof Error ? error.message : String(error)}${cause}` }
+      console.error(`\n!!!!!! ${kind}: the ticket lists could not run: ${lists.error}`)
+    }
+  }
+
   await mkdir(join(root, ".bench"), { recursive: true })
   const file = join(root, ".bench", `results-${kind}.json`)
   await writeFile(file, JSON.stringify({
@@ -485,13 +514,15 @@ const benchDatabase = async (kind: DatabaseKind) => {
     scenarios: results,
     pipeline,
     streams,
-    email
+    email,
+    lists
   }, null, 2) + "\n")
   console.log(`results written to ${file}`)
   return results.some((r) => r.errors > 0 || r.non2xx > 0) ||
     (pipeline !== undefined && pipeline.burst.workedOffSeconds === undefined) ||
     (streams !== undefined && "error" in streams) ||
-    (email !== undefined && ("error" in email || emailFailed(email)))
+    (email !== undefined && ("error" in email || emailFailed(email))) ||
+    (lists !== undefined && ("error" in lists || listsFailed(lists)))
 }
 
 const main = async () => {
