@@ -33,7 +33,9 @@ const all = [
     bundle: true,
     minify: true,
     format: "iife",
-    target: "es2019",
+    // every browser since 2020 runs `?.` and `??` as written; lowered for older ones they cost
+    // some 400 of the widget's 15 KB gzipped
+    target: "es2020",
     logLevel: "warning"
   }
 ]

@@ -3,11 +3,15 @@ import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
 import { AttachmentsAdminApi, AttachmentsApi } from "./Attachments/Api.ts"
 import { AutomationApi } from "./Automation/Api.ts"
+import { SlaApi } from "./Sla/Api.ts"
 import { AdminEventsApi, EventsApi } from "./Events/Api.ts"
+import { CustomFieldsApi } from "./Fields/Api.ts"
 import { HealthApi } from "./Health/Api.ts"
 import { MailAdminApi, MailApi } from "./Mail/Api.ts"
+import { MergeApi } from "./Merge/Api.ts"
 import { ObservabilityApi } from "./Observability/Api.ts"
 import { serviceVersion } from "./Health/Version.ts"
+import { SatisfactionAdminApi, SatisfactionApi } from "./Satisfaction/Api.ts"
 import { SearchApi } from "./Search/Api.ts"
 import { SiteApi } from "./Site/Api.ts"
 import { TicketsApi } from "./Tickets/Api.ts"
@@ -29,7 +33,7 @@ A refusal or failure is \`{"error": {"code", "message"}}\` with its status, and 
  * header and the box of its Authorize button: which credential to give, and where calls go.
  */
 export class Api extends HttpApi.make("support")
-  .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, AdminEventsApi, MailApi, MailAdminApi, AttachmentsAdminApi, ObservabilityApi, SiteApi)
+  .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, SlaApi, CustomFieldsApi, MergeApi, AdminEventsApi, MailApi, MailAdminApi, AttachmentsAdminApi, ObservabilityApi, SatisfactionApi, SatisfactionAdminApi, SiteApi)
   .annotate(OpenApi.Title, "Support ticketing service")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, description)

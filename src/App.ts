@@ -12,6 +12,10 @@ import { AdminAuthLive, MailAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { TicketAccess } from "./Auth/TicketAccess.ts"
 import { AutomationHttpLive } from "./Automation/Http.ts"
 import { Automation } from "./Automation/Automation.ts"
+import { SlaHttpLive } from "./Sla/Http.ts"
+import { Sla } from "./Sla/Sla.ts"
+import { CustomFields } from "./Fields/CustomFields.ts"
+import { CustomFieldsHttpLive } from "./Fields/Http.ts"
 import type { AppConfig } from "./Config.ts"
 import * as Database from "./Database/Database.ts"
 import * as Upkeep from "./Database/Upkeep.ts"
@@ -22,6 +26,8 @@ import type { ErrorTracker } from "./ErrorTracker/ErrorTracker.ts"
 import { HealthHttpLive } from "./Health/Http.ts"
 import { MailAdminHttpLive, MailHttpLive } from "./Mail/Http.ts"
 import { InboundMail } from "./Mail/Inbound.ts"
+import { MergeHttpLive } from "./Merge/Http.ts"
+import { Merge } from "./Merge/Merge.ts"
 import { InboundAddresses } from "./Mail/Addresses.ts"
 import { SmtpListenerLive } from "./Mail/SmtpListener.ts"
 import { Readiness } from "./Health/Readiness.ts"
@@ -34,6 +40,8 @@ import { ObservabilityHttpLive } from "./Observability/Http.ts"
 import { Observability } from "./Observability/Observability.ts"
 import { Projects } from "./Projects/Projects.ts"
 import { RateLimit } from "./RateLimit/RateLimit.ts"
+import { Satisfaction } from "./Satisfaction/Satisfaction.ts"
+import { SatisfactionAdminHttpLive, SatisfactionHttpLive } from "./Satisfaction/Http.ts"
 import { SearchHttpLive } from "./Search/Http.ts"
 import { Search } from "./Search/Search.ts"
 import { SiteHttpLive } from "./Site/Http.ts"
@@ -76,7 +84,11 @@ export const liveServices = {
   agents: withDatabase(Agents.layer),
   webhooks: withDatabase(Webhooks.layer),
   automation: withDatabase(Automation.layer),
+  sla: withDatabase(Sla.layer),
+  merge: withDatabase(Merge.layer),
+  customFields: withDatabase(CustomFields.layer),
   observability: withDatabase(Observability.layer),
+  satisfaction: withDatabase(Satisfaction.layer),
   rateLimit: RateLimitLive,
   readiness: ReadinessLive,
   idempotent: withDatabase(IdempotentLive.pipe(Layer.provide(IdempotencyRepo.layer))),
@@ -104,6 +116,7 @@ export const ServicesLive = Layer.mergeAll(
   liveServices.agents,
   liveServices.webhooks,
   liveServices.automation,
+  liveServices.sla,
   liveServices.observability,
   liveServices.rateLimit,
   liveServices.readiness,
@@ -130,7 +143,14 @@ const handlersOf = (services: ServiceLayers) => {
     ),
     WebhooksHttpLive.pipe(Layer.provide([services.webhooks, adminAuth])),
     AutomationHttpLive.pipe(Layer.provide([services.automation, adminAuth])),
+    SlaHttpLive.pipe(Layer.provide([services.sla, adminAuth])),
+    MergeHttpLive.pipe(Layer.provide([services.merge, adminAuth])),
+    CustomFieldsHttpLive.pipe(Layer.provide([services.customFields, adminAuth])),
     ObservabilityHttpLive.pipe(Layer.provide([services.observability, adminAuth])),
+    SatisfactionHttpLive.pipe(
+      Layer.provide([services.satisfaction, services.ticketAccess, services.rateLimit, projectAuth])
+    ),
+    SatisfactionAdminHttpLive.pipe(Layer.provide([services.satisfaction, adminAuth])),
     EventsHttpLive.pipe(Layer.provide([services.events, projectAuth])),
     AdminEventsHttpLive.pipe(Layer.provide([services.events, services.projects, adminAuth])),
     SiteHttpLive.pipe(Layer.provide([DatabaseLive, services.projects])),

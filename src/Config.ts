@@ -180,7 +180,9 @@ export const settings = Config.all({
   }, "must be a number from 0 to 1, the share of traces kept"),
   traceServiceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("support-ticketing")),
   traceExportDelay: duration("OTEL_BSP_SCHEDULE_DELAY", "5000"),
-  logFormat: oneOf("LOG_FORMAT", ["text", "json"], "text")
+  logFormat: oneOf("LOG_FORMAT", ["text", "json"], "text"),
+  // otlpBase's rule is a public URL's too: http(s), or empty for the default
+  publicUrl: parsed("PUBLIC_URL", "", otlpBase, "must be an http or https URL, such as https://support.example.com")
 })
 
 export interface Settings {
@@ -252,6 +254,8 @@ export interface Settings {
   readonly requestLog: boolean
   /** text: Effect's default lines; json: one JSON object per line, for every log line */
   readonly logFormat: "text" | "json"
+  /** where people reach this service, for links in mail (a rating's); null: http://localhost:<PORT> */
+  readonly publicUrl: string | null
   /** OTLP/HTTP collector; traces go to `<it>/v1/traces`. Null: no traces, and no spans built */
   readonly otlpEndpoint: string | null
   /** the traces URL itself, when it is not the collector's default path */

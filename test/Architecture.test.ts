@@ -151,6 +151,9 @@ describe("the tree against ARCHITECTURE.md", () => {
       Ids.DeliveryId,
       Ids.RuleId,
       Ids.AttachmentId,
+      Ids.SlaPolicyId,
+      Ids.CustomFieldId,
+      Ids.RatingToken,
       ArticleRef
     ]
     const idParams = new Set<SchemaAST.AST>(idSchemas.map((id) => Ids.pathParam(id).ast))

@@ -188,7 +188,12 @@ export class Attachments extends Context.Service<Attachments>()("app/Attachments
       if (Option.isNone(found) || found.value.ticket_id === null) return yield* attachmentNotFound
       if (found.value.internal && !desk) return yield* attachmentNotFound
       const row = found.value
-      const owner = { ticketId: row.ticket_id as TicketId, senderEmail: row.sender_email, visitorSub: row.visitor_sub }
+      const owner = {
+        ticketId: row.ticket_id as TicketId,
+        senderEmail: row.sender_email,
+        visitorSub: row.visitor_sub,
+        merged: (row.merged ?? []).map((s) => ({ ticketId: s.id as TicketId, senderEmail: s.sender_email, visitorSub: s.visitor_sub }))
+      }
       if (!guard(owner)) return yield* attachmentNotFound
       return { filename: row.filename, contentType: row.content_type, content: yield* bytesOf(row) } satisfies Download
     })

@@ -34,6 +34,12 @@ const Stored = Schema.Struct({
   ticket_id: Schema.NullOr(Schema.String),
   sender_email: Schema.NullOr(Schema.String),
   visitor_sub: Schema.NullOr(Schema.String),
+  /** the owners of the tickets merged into its ticket, who may reach that ticket too */
+  merged: Schema.NullOr(Schema.Array(Schema.Struct({
+    id: Schema.String,
+    sender_email: Schema.NullOr(Schema.String),
+    visitor_sub: Schema.NullOr(Schema.String)
+  }))),
   internal: Schema.Boolean,
   created_at: TimestampFromRow,
   content: Schema.NullOr(Schema.Uint8Array),
@@ -91,7 +97,9 @@ export class AttachmentsRepo extends Context.Service<AttachmentsRepo>()("app/Att
     const find = (projectId: ProjectId, id: AttachmentId) =>
       sql`
         SELECT a.id, a.filename, a.content_type, a.size, a.sha256, a.ticket_id, a.created_at, a.content, a.storage_key,
-          t.sender_email, t.visitor_sub, coalesce(m.internal, false) AS internal
+          t.sender_email, t.visitor_sub, coalesce(m.internal, false) AS internal,
+          (SELECT json_agg(json_build_object('id', s.id, 'sender_email', s.sender_email, 'visitor_sub', s.visitor_sub))
+           FROM tickets s WHERE s.merged_into_id = a.ticket_id) AS merged
         FROM attachments a LEFT JOIN tickets t ON t.id = a.ticket_id LEFT JOIN messages m ON m.id = a.message_id
         WHERE a.id = ${id} AND a.project_id = ${projectId}`.pipe(
         Effect.map((rows) => rows.map((row) => ({ ...row, content: bytesOf((row as { content: unknown }).content) }))),

@@ -42,12 +42,15 @@ export const ticketGuard = (
   caller: Caller,
   ticketToken: string | undefined,
   contactEmail?: string | null | undefined
-): TicketGuard =>
-(owner) =>
-  (contactEmail == null || owner.senderEmail === contactEmail) &&
-  (caller.scope === "full" ||
-    access.grants(owner.ticketId, ticketToken) ||
-    (caller.visitor !== undefined && owner.visitorSub === caller.visitor.sub))
+): TicketGuard => {
+  const owns: TicketGuard = (owner) =>
+    (contactEmail == null || owner.senderEmail === contactEmail) &&
+    (caller.scope === "full" ||
+      access.grants(owner.ticketId, ticketToken) ||
+      (caller.visitor !== undefined && owner.visitorSub === caller.visitor.sub))
+  // whoever could reach a ticket merged into this one reaches this one: their conversation is here
+  return (owner) => owns(owner) || (owner.merged?.some(owns) ?? false)
+}
 
 /** The secrets that let the browser which filed a ticket with a widget key read, answer and stream it. */
 export class TicketAccess extends Context.Service<TicketAccess, {

@@ -1,11 +1,14 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
-import type { CreateRuleInput, RuleRun } from "../Domain/Automation.ts"
+import { type Condition, type CreateRuleInput, customFieldCondition, type RuleRun } from "../Domain/Automation.ts"
+import { type FieldDefinition, fitText, notAField } from "../Domain/CustomField.ts"
+import { CustomFieldsRepo } from "../Fields/Repo.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { changeEvents, type ServiceEvent } from "../Domain/Events.ts"
 import { Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
 import type { ProjectId, RuleId } from "../Domain/Ids.ts"
 import { eventJobs, type JobHandler } from "../Domain/Jobs.ts"
+import { slaUpdateJob } from "../Domain/Sla.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { type LockedTicket, TicketsRepo } from "../Tickets/TicketsRepo.ts"
 import { matches } from "./Conditions.ts"
@@ -20,6 +23,7 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
     const tickets = yield* TicketsRepo
     const agents = yield* AgentsRepo
     const projects = yield* Projects
+    const customFields = yield* CustomFieldsRepo
 
     const invalid = (message: string) => new ValidationError({ message })
 
@@ -51,10 +55,54 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
           return { type: action.type, value }
         }))
 
+    /**
+     * Conditions on custom fields name a field of the project, and their values are read as its
+     * type (`12.50` as 12.5, `true`), so a run compares like with like; `gt` and `lt` only on a
+     * number or a date field. The project's fields are read only when a condition names one.
+     */
+    const checkConditions = Effect.fnUntraced(function*(projectId: ProjectId, conditions: ReadonlyArray<Condition>) {
+      const checked: Array<Condition> = []
+      let fields: ReadonlyMap<string, FieldDefinition> | undefined
+      for (const [i, condition] of conditions.entries()) {
+        if (!condition.field.startsWith(customFieldCondition)) {
+          if (condition.op === "gt" || condition.op === "lt") {
+            return yield* invalid(
+              `conditions[${i}].op must be one of eq, neq, in, contains for ${condition.field}; gt and lt compare number and date custom fields`
+            )
+          }
+          checked.push(condition)
+          continue
+        }
+        fields ??= yield* customFields.definitions(projectId)
+        const key = condition.field.slice(customFieldCondition.length)
+        const field = fields.get(key)
+        if (field === undefined) return yield* invalid(`conditions[${i}].field ${condition.field} ${notAField}`)
+        if ((condition.op === "gt" || condition.op === "lt") && field.type !== "number" && field.type !== "date") {
+          return yield* invalid(`conditions[${i}].op ${condition.op} compares number and date fields; ${condition.field} is ${field.type}`)
+        }
+        if (condition.op === "contains") {
+          checked.push(condition)
+          continue
+        }
+        const read = (text: string) => {
+          const fitted = fitText(field, text)
+          return "problem" in fitted
+            ? Effect.fail(invalid(`conditions[${i}].value for ${condition.field} ${fitted.problem}`))
+            : Effect.succeed(String(fitted.value))
+        }
+        const value = typeof condition.value === "string"
+          ? yield* read(condition.value)
+          : yield* Effect.forEach(condition.value, read)
+        checked.push({ ...condition, value })
+      }
+      return checked
+    })
+
     const create = Effect.fn("Automation.create")(function*(projectId: ProjectId, input: CreateRuleInput) {
       yield* projects.requireProject(projectId)
+      const conditions = yield* checkConditions(projectId, input.conditions)
       const actions = yield* checkActions(projectId, input.actions)
-      const id = yield* repo.insert(projectId, { name: input.name, event: input.event, conditions: input.conditions, actions })
+      const id = yield* repo.insert(projectId, { name: input.name, event: input.event, conditions, actions })
       return { rule_id: id }
     })
 
@@ -100,7 +148,8 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
                 ? String(event.data.body)
                 : event.event === "ticket_created"
                 ? locked.value.body
-                : null
+                : null,
+              custom_fields: locked.value.custom_fields ?? {}
             })
             const applied: Array<RuleRun["actions"][number]> = []
             const events: Array<ServiceEvent> = []
@@ -151,7 +200,13 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
                 }
               }
             }
-            yield* tickets.enqueue(events.flatMap((change) => eventJobs(change, { automation: false })))
+            yield* tickets.enqueue([
+              ...events.flatMap((change) => eventJobs(change, { automation: false })),
+              // a status, priority or tag a rule set can change the ticket's SLA policy or clock
+              ...(applied.some((action) => action.applied && action.type !== "assign")
+                ? [slaUpdateJob(job.projectId, ticketId, now)]
+                : [])
+            ])
             yield* repo.recordRun({
               ruleId: rule.id,
               projectId: job.projectId,
@@ -170,6 +225,6 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, AgentsRepo.layer, Projects.layer])
+    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, AgentsRepo.layer, Projects.layer, CustomFieldsRepo.layer])
   )
 }

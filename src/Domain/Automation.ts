@@ -1,13 +1,27 @@
 import { Schema } from "effect"
 import { EventKinds } from "./Events.ts"
 import { OneOf, RequiredText, Text, Uuid } from "./Fields.ts"
+import { isFieldKey } from "./CustomField.ts"
 
 export const ConditionFields = ["status", "priority", "category", "source", "tags", "sender_email", "message_body"] as const
-export const ConditionOps = ["eq", "neq", "in", "contains"] as const
+export type ConditionField = (typeof ConditionFields)[number]
+/** `gt` and `lt` compare the values of number and date custom fields only. */
+export const ConditionOps = ["eq", "neq", "in", "contains", "gt", "lt"] as const
 export const ActionTypes = ["set_status", "set_priority", "add_tag", "assign"] as const
 
+/** A condition's field that names a custom field: this, then the field's key. */
+export const customFieldCondition = "custom_fields."
+
+const ConditionFieldName = Text("conditions[].field").pipe(
+  Schema.check(Schema.makeFilter((field: string) =>
+    (ConditionFields as ReadonlyArray<string>).includes(field) ||
+    (field.startsWith(customFieldCondition) && isFieldKey(field.slice(customFieldCondition.length))) ||
+    `conditions[].field must be one of ${ConditionFields.join(", ")}, or custom_fields.<key>`
+  ))
+)
+
 export const Condition = Schema.Struct({
-  field: OneOf("conditions[].field", ConditionFields),
+  field: ConditionFieldName,
   op: OneOf("conditions[].op", ConditionOps),
   value: Schema.Union([Text("conditions[].value"), Schema.Array(Text("conditions[].value[]"))]).annotate({
     message: "conditions[].value must be a string, or an array of strings for op in"

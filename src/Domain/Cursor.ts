@@ -12,9 +12,18 @@ export type Cursor =
   | { readonly order: "created"; readonly number: number }
   | { readonly order: "updated"; readonly at: string; readonly id: TicketId }
   | { readonly order: "articles"; readonly at: string; readonly id: ArticleId }
+  /** a custom field's value as text (null when the ticket has none), then the ticket's number */
+  | { readonly order: "custom_field"; readonly value: string | null; readonly number: number }
+  /** the next SLA due time to the microsecond (null for tickets without one, which come last), then the id */
+  | { readonly order: "sla_due"; readonly at: string | null; readonly id: TicketId }
 
 const isTicketId = Schema.is(TicketId)
 const isArticleId = Schema.is(ArticleId)
+
+// ticket numbers are int4, and PostgreSQL takes the parameter as one: a larger number would be
+// its error (a 500) rather than the caller's 400
+const isTicketNumber = (number: unknown): number is number =>
+  Number.isSafeInteger(number) && (number as number) > 0 && (number as number) <= 2_147_483_647
 
 /** A timestamp as the cursor keeps it: UTC to the microsecond, which is what the column holds. */
 const exactTimestamp = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -71,6 +80,18 @@ export const decodeCursor = <O extends Cursor["order"]>(
   if (typeof value !== "object" || value === null) return undefined
   const cursor = value as Record<string, unknown>
   if (cursor.order !== order) return undefined
+  if (order === "sla_due") {
+    return (cursor.at === null || (typeof cursor.at === "string" && exactTimestamp.test(cursor.at) && isMoment(cursor.at))) &&
+        isTicketId(cursor.id)
+      ? { order, at: cursor.at, id: cursor.id } as Extract<Cursor, { readonly order: O }>
+      : undefined
+  }
+  if (order === "custom_field") {
+    // the value went out as the database gave it, and the signature says it came back so
+    return isTicketNumber(cursor.number) && (cursor.value === null || typeof cursor.value === "string")
+      ? { order, value: cursor.value, number: cursor.number } as Extract<Cursor, { readonly order: O }>
+      : undefined
+  }
   if (order === "created") {
     // ticket numbers are int4, and PostgreSQL takes the parameter as one: a larger number would be
     // its error (a 500) rather than the caller's 400

@@ -35,6 +35,8 @@ export const ticketCreated = (ticket: {
   readonly priority: Priority
   readonly sender_email: string | null
   readonly created_at: string
+  /** the ticket's custom field values; null or absent when it has none */
+  readonly custom_fields?: Readonly<Record<string, string | number | boolean>> | null | undefined
 }): ServiceEvent => ({
   event: "ticket_created",
   timestamp: ticket.created_at,
@@ -45,7 +47,9 @@ export const ticketCreated = (ticket: {
     priority: ticket.priority,
     sender_email: ticket.sender_email,
     project_id: ticket.project_id,
-    created_at: ticket.created_at
+    created_at: ticket.created_at,
+    // only with values, so a project that never uses custom fields gets exactly the spec's fields
+    ...(ticket.custom_fields == null ? {} : { custom_fields: ticket.custom_fields })
   }
 })
 

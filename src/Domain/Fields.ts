@@ -14,7 +14,7 @@ const unstorable = /[\u0000\uD800-\uDFFF]/u
  * can. PostgreSQL refuses NUL in text and jsonb. A lone surrogate is not Unicode: UTF-8 has no
  * bytes for it, so a text column would quietly store U+FFFD in its place and jsonb refuses it.
  */
-const whyUnstorable = (text: string) =>
+export const whyUnstorable = (text: string) =>
   !unstorable.test(text)
     ? undefined
     : text.includes("\u0000")

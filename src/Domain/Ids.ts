@@ -28,6 +28,14 @@ export const RuleId = uuid("automation rule not found").pipe(Schema.brand("RuleI
 export type RuleId = typeof RuleId.Type
 export const AttachmentId = uuid("attachment not found").pipe(Schema.brand("AttachmentId"))
 export type AttachmentId = typeof AttachmentId.Type
+export const SlaPolicyId = uuid("SLA policy not found").pipe(Schema.brand("SlaPolicyId"))
+export type SlaPolicyId = typeof SlaPolicyId.Type
+/** A satisfaction link's secret: `csat_` and 32 random bytes, base64url; anything else names no rating. */
+export const RatingToken = Schema.String.check(Schema.isPattern(/^csat_[A-Za-z0-9_-]{43}$/, { message: "rating not found" }))
+  .pipe(Schema.brand("RatingToken"))
+export type RatingToken = typeof RatingToken.Type
+export const CustomFieldId = uuid("custom field not found").pipe(Schema.brand("CustomFieldId"))
+export type CustomFieldId = typeof CustomFieldId.Type
 
 /*
  * The same ids as a uuid column gives them back, for row schemas: branded without the check,
@@ -45,6 +53,8 @@ export const WebhookIdFromRow = Schema.String.pipe(Schema.brand("WebhookId"))
 export const DeliveryIdFromRow = Schema.String.pipe(Schema.brand("DeliveryId"))
 export const RuleIdFromRow = Schema.String.pipe(Schema.brand("RuleId"))
 export const AttachmentIdFromRow = Schema.String.pipe(Schema.brand("AttachmentId"))
+export const SlaPolicyIdFromRow = Schema.String.pipe(Schema.brand("SlaPolicyId"))
+export const CustomFieldIdFromRow = Schema.String.pipe(Schema.brand("CustomFieldId"))
 
 const pathParams = new Map<Schema.Top, Schema.Codec<string, string>>()
 

@@ -153,9 +153,14 @@ export const eventJobs = (
   options: { readonly automation: boolean } = { automation: true }
 ): ReadonlyArray<NewJob> => {
   const job = { projectId: event.data.project_id, ticketId: event.data.id, payload: eventPayload(event), runAt: event.timestamp }
+  // every way to resolve makes this event, so each asks the contact for a rating (the outbox
+  // delays it by the project's setting; the job asks at most once per ticket)
+  const asked: ReadonlyArray<NewJob> = event.event === "ticket_resolved"
+    ? [{ kind: "satisfaction_request", projectId: job.projectId, ticketId: job.ticketId, payload: {}, runAt: job.runAt }]
+    : []
   return options.automation
-    ? [{ kind: "webhook", ...job }, { kind: "automation", ...job }]
-    : [{ kind: "webhook", ...job }]
+    ? [{ kind: "webhook", ...job }, { kind: "automation", ...job }, ...asked]
+    : [{ kind: "webhook", ...job }, ...asked]
 }
 
 /** The work that follows a new ticket, written in the ticket's own transaction. */

@@ -19,12 +19,18 @@ import {
 } from "./Fields.ts"
 import { Attachment, AttachmentIds } from "./Attachment.ts"
 import { pathParam, TicketId } from "./Ids.ts"
+import { CustomFieldInput, CustomFieldValues, isFieldKey } from "./CustomField.ts"
+import { MergeSuggestion } from "./Merge.ts"
+import { AdminSatisfaction, Satisfaction } from "./Satisfaction.ts"
+import { SlaFilters, SlaWithin, TicketSla } from "./Sla.ts"
 
 /** Whose a ticket is, for a caller to decide whether it may see it. */
 export interface TicketOwner {
   readonly ticketId: TicketId
   readonly senderEmail: string | null
   readonly visitorSub: string | null
+  /** the owners of the tickets merged into this one: their conversations live here now */
+  readonly merged?: ReadonlyArray<TicketOwner> | undefined
 }
 
 /** Whether the caller may see and answer the ticket; one that may not learns nothing, not even that it exists. */
@@ -41,7 +47,8 @@ export const CreateTicketInput = Schema.Struct({
   source: optional(Source),
   tags: optional(Tags),
   metadata: optional(Metadata),
-  attachment_ids: optional(AttachmentIds)
+  attachment_ids: optional(AttachmentIds),
+  custom_fields: optional(CustomFieldInput)
 }).annotate({ ...bodyMustBeObject, identifier: "CreateTicketInput" })
 export type CreateTicketInput = typeof CreateTicketInput.Type
 
@@ -82,7 +89,15 @@ export const Ticket = Schema.Struct({
   category: Schema.NullOr(Category),
   created_at: Schema.String,
   updated_at: Schema.String,
-  messages: Schema.Array(Message)
+  /** the values of the project's custom fields, by key; `{}` when none */
+  custom_fields: CustomFieldValues,
+  messages: Schema.Array(Message),
+  merged_into_id: Schema.NullOr(Uuid).annotate({
+    description: "the ticket this one was merged into, where its conversation now lives; null unless merged"
+  }),
+  satisfaction: Schema.NullOr(Satisfaction).annotate({
+    description: "the contact's rating once they were asked (after the ticket was resolved); null until asked"
+  })
 }).annotate({ identifier: "Ticket" })
 export type Ticket = typeof Ticket.Type
 
@@ -173,6 +188,7 @@ export const AdminTicket = Schema.Struct({
   sender_verified: SenderVerified,
   assignee: Schema.NullOr(Agent),
   duplicate_of: Schema.NullOr(Uuid),
+  merge_suggestion: Schema.NullOr(MergeSuggestion),
   linked_issues: Schema.Array(Schema.Unknown),
   triage: Schema.Struct({
     status: TriageStatus,
@@ -183,7 +199,11 @@ export const AdminTicket = Schema.Struct({
   }),
   messages: Schema.Array(Schema.Struct({ ...Message.fields, internal: Schema.Boolean })),
   /** agents and contacts told about this ticket, oldest first; `email_status` says whether a mail went out */
-  notifications: Schema.Array(Notification)
+  notifications: Schema.Array(Notification),
+  /** as the public read's, with when the contact was asked */
+  satisfaction: Schema.NullOr(AdminSatisfaction),
+  /** the service level: due times of the first policy that matched, met and breached; null when none did */
+  sla: TicketSla
 }).annotate({ identifier: "AdminTicket" })
 export type AdminTicket = typeof AdminTicket.Type
 
@@ -191,7 +211,9 @@ export const UpdateTicketInput = Schema.Struct({
   status: optional(Status),
   priority: optional(Priority),
   category: optional(Category),
-  assignee_email: optional(Email("assignee_email"))
+  assignee_email: optional(Email("assignee_email")),
+  /** merged into the ticket's values; a key given as null is removed */
+  custom_fields: optional(CustomFieldInput)
 }).annotate({ ...bodyMustBeObject, identifier: "UpdateTicketInput" })
 export type UpdateTicketInput = typeof UpdateTicketInput.Type
 
@@ -218,8 +240,30 @@ export interface LinkedIssue {
   readonly matched_by: "issue_url" | "event_id" | "search"
 }
 
-export const TicketOrders = ["created", "updated"] as const
+export const TicketOrders = ["created", "updated", "sla_due"] as const
 export type TicketOrder = (typeof TicketOrders)[number]
+
+/** The sort that orders the list by a custom field's value, the key following it (`custom_field:plan`). */
+export const customFieldSort = "custom_field:"
+
+/** One of `TicketOrders`, or a custom field's sort. */
+const TicketSort = RequiredText("sort", 100).pipe(
+  Schema.check(Schema.makeFilter((sort: string) =>
+    (TicketOrders as ReadonlyArray<string>).includes(sort) ||
+    (sort.startsWith(customFieldSort) && isFieldKey(sort.slice(customFieldSort.length))) ||
+    `sort must be one of ${TicketOrders.join(", ")}, or custom_field:<key>`
+  ))
+).annotate({
+  description: `one of ${TicketOrders.join(", ")}; or custom_field:<key>, ascending by that field's value, tickets without one last, ties newest first`
+})
+
+/** `<key>:<value>`, split at the first colon; the value is read as the field's type by the service. */
+const CustomFieldFilter = RequiredText("custom_field", 1100).pipe(
+  Schema.check(Schema.makeFilter((filter: string) =>
+    (filter.includes(":") && isFieldKey(filter.slice(0, filter.indexOf(":")))) ||
+    "custom_field must be <key>:<value>, the key of a custom field"
+  ))
+).annotate({ description: "<key>:<value>: tickets whose custom field of that key has the value, read as the field's type" })
 
 /** The operator's list of tickets: filters that combine with AND, an order, and keyset paging. */
 export const TicketListQuery = {
@@ -231,7 +275,12 @@ export const TicketListQuery = {
   tag: Schema.optionalKey(RequiredText("tag", 50)),
   contact_email: Schema.optionalKey(Email("contact_email")),
   q: Schema.optionalKey(RequiredText("q", 200)),
-  sort: Schema.optionalKey(OneOf("sort", TicketOrders)),
+  custom_field: Schema.optionalKey(CustomFieldFilter),
+  sla: Schema.optionalKey(OneOf("sla", SlaFilters).annotate({
+    description: "breached: a target was breached; at_risk: not breached, and a target is due within sla_within minutes"
+  })),
+  sla_within: Schema.optionalKey(SlaWithin),
+  sort: Schema.optionalKey(TicketSort),
   limit: Schema.optionalKey(Limit(100)),
   cursor: Schema.optionalKey(Schema.String)
 }
@@ -239,13 +288,17 @@ const TicketListQueryStruct = Schema.Struct(TicketListQuery)
 export type TicketListQuery = typeof TicketListQueryStruct.Type
 
 export const TicketListItem = Schema.Struct({
-  ...Struct.omit(Ticket.fields, ["messages", "body", "attachments"]),
+  ...Struct.omit(Ticket.fields, ["messages", "body", "attachments", "merged_into_id", "satisfaction"]),
   source: Source,
   sender_email: Schema.NullOr(Schema.String),
   sender_name: Schema.NullOr(Schema.String),
   sender_verified: SenderVerified,
   assignee: Schema.NullOr(Agent),
-  tags: Schema.Array(Schema.String)
+  tags: Schema.Array(Schema.String),
+  /** the next due time of a target not yet met (and not paused); null when none */
+  sla_due_at: Schema.NullOr(Schema.String),
+  /** whether a target of the ticket's SLA was breached */
+  sla_breached: Schema.Boolean
 }).annotate({ identifier: "TicketListItem" })
 export type TicketListItem = typeof TicketListItem.Type
 
@@ -267,7 +320,7 @@ export const ContactTicketsQuery = {
 }
 
 /** A contact's ticket: the public read's fields, and whether the contact is known to have filed it. */
-export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages", "body", "attachments"]), sender_verified: SenderVerified })
+export const ContactTicket = Schema.Struct({ ...Struct.omit(Ticket.fields, ["messages", "body", "attachments", "merged_into_id", "satisfaction"]), sender_verified: SenderVerified })
   .annotate({ identifier: "ContactTicket" })
 export type ContactTicket = typeof ContactTicket.Type
 

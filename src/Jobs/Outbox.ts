@@ -18,7 +18,8 @@ const jobsAsJson = (jobs: ReadonlyArray<NewJob>) =>
 
 /**
  * The `WITH` parts that write the outbox rows of `jobs`, for a repository to put in its
- * statement: plain jobs; automation jobs of events a rule listens to; and for each event, its
+ * statement: plain jobs; automation jobs of events a rule listens to; SLA updates of projects
+ * with a policy; and for each event, its
  * entry in the event log (for the streams, positioned in the order given) and one delivery per endpoint subscribed to it, with
  * the job of its first attempt. Callers run it in
  * the statement or transaction of the change that caused it (the transactional outbox), so the
@@ -31,8 +32,13 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
         WITH ORDINALITY AS j(kind, project_id, ticket_id, payload, run_at, trace_context, entry)
     ), outbox_jobs AS (
       INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at, trace_context)
-      SELECT e.kind, e.project_id, e.ticket_id, e.payload, e.run_at, e.trace_context FROM outbox_entries e
-      WHERE e.kind NOT IN ('webhook', 'automation')
+      SELECT e.kind, e.project_id, e.ticket_id, e.payload,
+        -- a rating is asked for the project's delay after the resolution
+        CASE WHEN e.kind = 'satisfaction_request' THEN e.run_at + (SELECT make_interval(mins => p.satisfaction_delay_minutes)
+          FROM projects p WHERE p.id = e.project_id) ELSE e.run_at END,
+        e.trace_context FROM outbox_entries e
+      WHERE e.kind NOT IN ('webhook', 'automation', 'sla_update')
+        OR (e.kind = 'sla_update' AND EXISTS (SELECT 1 FROM sla_policies p WHERE p.project_id = e.project_id))
         OR (e.kind = 'automation' AND EXISTS (
           SELECT 1 FROM automation_rules r WHERE r.project_id = e.project_id AND r.event = e.payload->>'kind'))
     ), outbox_events AS (

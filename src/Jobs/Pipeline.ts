@@ -6,6 +6,8 @@ import { ErrorTracker } from "../ErrorTracker/ErrorTracker.ts"
 import * as Sentry from "../ErrorTracker/Sentry.ts"
 import { Mailer } from "../Notifier/Mailer.ts"
 import { type Notification, Notifier } from "../Notifier/Notifier.ts"
+import { Satisfaction } from "../Satisfaction/Satisfaction.ts"
+import { Sla } from "../Sla/Sla.ts"
 import { Followups } from "../Tickets/Followups.ts"
 import * as LocalTriage from "../Triage/Local.ts"
 import * as OpenAiTriage from "../Triage/OpenAi.ts"
@@ -42,10 +44,13 @@ const HandlersLive = Layer.effect(
       webhook_delivery: webhooks.deliver,
       automation: automation.run,
       notify: (job) => notify(notificationOf(job)),
-      contact_notify: (job) => notify(contactNotificationOf(job))
+      contact_notify: (job) => notify(contactNotificationOf(job)),
+      sla_update: (yield* Sla).runUpdate,
+      sla_check: (yield* Sla).runCheck,
+      satisfaction_request: (yield* Satisfaction).ask
     }
   })
-).pipe(Layer.provide(Followups.layer))
+).pipe(Layer.provide([Sla.layer, Followups.layer, Satisfaction.layer]))
 
 /**
  * The background pipeline of one instance: the job runner with every handler. `edge` swaps the

@@ -17,17 +17,17 @@ export class NotificationFailed extends Data.TaggedError("NotificationFailed")<{
 export type Notification = AgentNotification | ContactNotification
 
 /** Headers are one line: a subject with a line break in it must not reach the mail. */
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
 /** How a mail about a ticket threads: its own id, where an answer goes, and what it follows. */
-interface Threading {
+export interface Threading {
   readonly messageId: string
   /** null when the project takes no mail: the text then says how to answer instead */
   readonly replyTo: string | null
   readonly references: ReadonlyArray<string>
 }
 
-const threaded = (threading: Threading) => ({
+export const threaded = (threading: Threading) => ({
   messageId: threading.messageId,
   replyTo: threading.replyTo ?? undefined,
   inReplyTo: threading.references.at(-1),
@@ -65,7 +65,7 @@ const contactMail = (row: PendingMail, threading: Threading, files: Mail["attach
 }
 
 /** The domain a Message-ID of ours names: the inbound address's, else MAIL_FROM's. */
-const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).replace(/>.*$/, "").trim() || "localhost"
+export const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).replace(/>.*$/, "").trim() || "localhost"
 
 const recipientOf = (notification: Notification): Recipient =>
   notification.reason === "agent_replied"

@@ -193,6 +193,33 @@ const refusalSeries = cached((budget) =>
 export const recordRefusal = (context: Context.Context<never>, budget: "key" | "address") =>
   refusalSeries(budget).updateUnsafe(1, context)
 
+// ---- satisfaction -------------------------------------------------------------------------------
+
+export const SatisfactionRatings = ["1", "2", "3", "4", "5", "good", "bad"] as const
+
+const ratingSeries = cached((rating) =>
+  Metric.counter("satisfaction_ratings_total", {
+    description: "Satisfaction ratings recorded, by rating (1-5 on the five-point scale, good or bad on the other)",
+    attributes: { rating }
+  })
+)
+
+export const recordRating = (context: Context.Context<never>, rating: (typeof SatisfactionRatings)[number]) =>
+  ratingSeries(rating).updateUnsafe(1, context)
+
+// ---- service levels ----------------------------------------------------------------------------
+
+/** The counter of one target, which a test reads as it is. */
+export const slaBreachSeries = cached((target) =>
+  Metric.counter("sla_breaches_total", {
+    description: "SLA targets breached, by target (first_response, resolution); each breach counts once",
+    attributes: { target }
+  })
+)
+
+export const recordSlaBreach = (context: Context.Context<never>, target: "first_response" | "resolution") =>
+  slaBreachSeries(target).updateUnsafe(1, context)
+
 // ---- database pool ------------------------------------------------------------------------------
 
 const poolMax = Metric.gauge("db_pool_max_connections", {
@@ -248,4 +275,6 @@ export const registerKnownSeries = (context: Context.Context<never>) => {
     triageSeries(`${provider}\u0000${outcome}`).updateUnsafe(0, context)
   }
   for (const budget of ["key", "address"] as const) refusalSeries(budget).updateUnsafe(0, context)
+  for (const target of ["first_response", "resolution"] as const) slaBreachSeries(target).updateUnsafe(0, context)
+  for (const rating of SatisfactionRatings) ratingSeries(rating).updateUnsafe(0, context)
 }

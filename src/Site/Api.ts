@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { NotFound } from "../Domain/Errors.ts"
+import { pathParam, RatingToken } from "../Domain/Ids.ts"
 
 /** What a browser loads: the widget script, the site's icon, and the demo page on the embedded database. */
 export class SiteApi extends HttpApiGroup.make("site")
@@ -15,7 +16,15 @@ export class SiteApi extends HttpApiGroup.make("site")
     HttpApiEndpoint.get("demo", "/", {
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" })),
       error: NotFound.wire
-    }).annotate(OpenApi.Description, "A page with the widget, on the embedded database")
+    }).annotate(OpenApi.Description, "A page with the widget, on the embedded database"),
+    HttpApiEndpoint.get("ratingPage", "/rate/:token", {
+      params: { token: pathParam(RatingToken) },
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" })),
+      error: NotFound.wire
+    }).annotate(
+      OpenApi.Description,
+      "The page of a rating link from a resolved ticket's mail: it asks, and records only when the contact sends; no key needed"
+    )
   )
   .annotate(OpenApi.Title, "Widget")
   .annotate(OpenApi.Description, "What a browser loads without a key: the widget's script, the site's icon and the demo page") {}

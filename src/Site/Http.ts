@@ -13,6 +13,7 @@ import { Projects } from "../Projects/Projects.ts"
 import { demoPage } from "./DemoPage.ts"
 import { faviconIco } from "./Favicon.ts"
 import { matchesEtag } from "./Precompressed.ts"
+import { ratingPage, ratingPagePolicy } from "./RatingPage.ts"
 
 // the script is not versioned in its URL: caches keep it a little while, then ask again by ETag
 const cacheControl = "public, max-age=300, must-revalidate"
@@ -65,4 +66,10 @@ export const SiteHttpLive = HttpApiBuilder.group(Api, "site", (handlers) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           return HttpServerResponse.html(demoPage(widgetKey, originOf(request, trustProxy)))
         }))
+      .handleRaw("ratingPage", () =>
+        Effect.succeed(HttpServerResponse.html(ratingPage).pipe(HttpServerResponse.setHeaders({
+          "content-security-policy": ratingPagePolicy,
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer"
+        }))))
   }))

@@ -88,7 +88,8 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
 
     /**
      * One statement for a batch of triaged tickets: the results, and then the ticket_created rules
-     * (if the project has any), now that there is a category to test. A value a person set (the
+     * (if the project has any) and the SLA update (if it has a policy), now that there is a
+     * category to test. A value a person set (the
      * submitter's priority, an agent's change) is theirs to keep. The rules' job id derives from
      * the triage job's, so a second run of that job queues nothing more.
      */
@@ -142,6 +143,11 @@ export class FollowupsRepo extends Context.Service<FollowupsRepo, FollowupsRepoS
         FROM triaged
         WHERE triaged.payload IS NOT NULL
           AND EXISTS (SELECT 1 FROM automation_rules r WHERE r.project_id = triaged.project_id AND r.event = 'ticket_created')
+        UNION ALL
+        -- the ticket's due times, now that the policies can see its triaged priority and category
+        SELECT md5(triaged.job_id || ':sla')::uuid, 'sla_update', triaged.project_id, triaged.id, '{}'::jsonb, triaged.run_at
+        FROM triaged
+        WHERE EXISTS (SELECT 1 FROM sla_policies p WHERE p.project_id = triaged.project_id)
         ON CONFLICT (id) DO NOTHING`.pipe(Rows.run)
 
     /**

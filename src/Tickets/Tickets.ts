@@ -1,10 +1,11 @@
-import { Context, DateTime, Effect, Layer, Option, Result, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Result, Schema } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
 import { Attachments } from "../Attachments/Attachments.ts"
 import { AppConfig } from "../Config.ts"
 import { type Cursor, type CursorScope, cursorsOf, pageOf } from "../Domain/Cursor.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
+import { slaUpdateJob } from "../Domain/Sla.ts"
 import { type MessageId, type ProjectId, TicketId } from "../Domain/Ids.ts"
 import { contactNotifyJob, eventJobs, type NewJob, notifyJob, ticketCreatedJobs } from "../Domain/Jobs.ts"
 import type {
@@ -25,13 +26,29 @@ import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { CursorKey } from "../Projects/CursorKey.ts"
 import { ContactsRepo } from "./ContactsRepo.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
-import { type ListedTicket, type NewTicketRow, type TicketFilter, TicketsRepo } from "./TicketsRepo.ts"
+import { type ListedTicket, type NewTicketRow, ownerOf, type TicketFilter, type TicketPage, TicketsRepo } from "./TicketsRepo.ts"
+import { CustomFieldsRepo } from "../Fields/Repo.ts"
+import { customFieldSort } from "../Domain/Ticket.ts"
+import {
+  checkValues,
+  type CustomFieldInput,
+  type CustomFieldValues,
+  type FieldDefinition,
+  fitText,
+  notAField
+} from "../Domain/CustomField.ts"
 
 const ticketNotFound = new NotFound({ message: "ticket not found" })
 const isTicketId = Schema.is(TicketId)
 
-const cursorAfter = (order: TicketOrder) => ({ ticket, updatedKey }: ListedTicket): Cursor =>
-  order === "created" ? { order, number: ticket.ticket_number } : { order, at: updatedKey, id: ticket.ticket_id }
+const cursorAfter = (order: TicketPage["order"]) => ({ ticket, updatedKey, customSortKey, slaKey }: ListedTicket): Cursor =>
+  typeof order === "object"
+    ? { order: "custom_field", value: customSortKey, number: ticket.ticket_number }
+    : order === "created"
+    ? { order, number: ticket.ticket_number }
+    : order === "sla_due"
+    ? { order, at: slaKey, id: ticket.ticket_id }
+    : { order, at: updatedKey, id: ticket.ticket_id }
 
 const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 
@@ -66,6 +83,55 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
     const cursorKey = yield* CursorKey
     const config = yield* AppConfig
     const errorTracker = config.errorTracker !== "none"
+    const customFields = yield* CustomFieldsRepo
+
+    const invalid = (message: string) => new ValidationError({ message })
+
+    /** `input` checked against the project's fields, read only now that some values came. */
+    const checkCustomFields = (projectId: ProjectId, input: CustomFieldInput) =>
+      Effect.flatMap(customFields.definitions(projectId), (fields) => {
+        const checked = checkValues(fields, input)
+        return "problem" in checked ? Effect.fail(invalid(checked.problem)) : Effect.succeed(checked.values)
+      })
+
+    /** A new ticket's values: null (a column left empty) when there are none to set. */
+    const valuesOnCreate = (projectId: ProjectId, input: CustomFieldInput) =>
+      Object.keys(input).length === 0
+        ? Effect.succeed(null)
+        : Effect.map(checkCustomFields(projectId, input), ({ set }) => Object.keys(set).length === 0 ? null : set)
+
+    /**
+     * The list's order (a custom field's by its definition) and its custom field filter, read as
+     * the field's type; the project's fields are read only when either names one.
+     */
+    const listTerms = (
+      projectId: ProjectId,
+      query: TicketListQuery
+    ): Effect.Effect<
+      { readonly order: TicketPage["order"]; readonly customField: TicketFilter["customField"] },
+      ValidationError
+    > => Effect.gen(function*() {
+      const sort = query.sort ?? "created"
+      const sortKey = sort.startsWith(customFieldSort) ? sort.slice(customFieldSort.length) : undefined
+      if (sortKey === undefined && query.custom_field === undefined) {
+        return { order: sort as TicketOrder, customField: undefined }
+      }
+      const fields: ReadonlyMap<string, FieldDefinition> = yield* customFields.definitions(projectId)
+      let order: TicketPage["order"] = sort as TicketOrder
+      if (sortKey !== undefined) {
+        const field = fields.get(sortKey)
+        if (field === undefined) return yield* invalid(`sort custom_field:${sortKey} ${notAField}`)
+        order = { key: field.key, type: field.type }
+      }
+      if (query.custom_field === undefined) return { order, customField: undefined }
+      const colon = query.custom_field.indexOf(":")
+      const key = query.custom_field.slice(0, colon)
+      const field = fields.get(key)
+      if (field === undefined) return yield* invalid(`custom_field ${key} ${notAField}`)
+      const fitted = fitText(field, query.custom_field.slice(colon + 1))
+      if ("problem" in fitted) return yield* invalid(`custom_field ${key} ${fitted.problem}`)
+      return { order, customField: { key, value: fitted.value } }
+    })
 
     /**
      * The files of a message and the caller's work, in the message's transaction. For a new
@@ -92,8 +158,13 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
 
     type CreateOptions<E> = { readonly senderVerified: boolean; readonly visitor?: VerifiedVisitor | undefined } & Extras<E>
 
-    /** A new ticket's row and outbox jobs, as one statement writes them. */
-    const prepare = Effect.fnUntraced(function*<E>(projectId: ProjectId, input: CreateTicketInput, options: CreateOptions<E>) {
+    /** A new ticket's row and outbox jobs, as one statement writes them; `customFields` already checked. */
+    const prepare = Effect.fnUntraced(function*<E>(
+      projectId: ProjectId,
+      input: CreateTicketInput,
+      options: CreateOptions<E>,
+      customFields: CustomFieldValues | null = null
+    ) {
       // randomUUID makes a uuid: the id's check is for text that comes from outside
       const id = TicketId.make(crypto.randomUUID(), { disableChecks: true })
       const createdAt = yield* nowIso
@@ -110,7 +181,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         status: "open",
         priority,
         sender_email: senderEmail,
-        created_at: createdAt
+        created_at: createdAt,
+        custom_fields: customFields
       })
       const row: NewTicketRow = {
         id,
@@ -125,7 +197,8 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         senderVerified,
         metadata: input.metadata ?? null,
         createdAt,
-        visitorSub: visitor?.sub ?? null
+        visitorSub: visitor?.sub ?? null,
+        customFields
       }
       return { id, row, jobs: ticketCreatedJobs(event, { errorTracker }) }
     })
@@ -142,7 +215,9 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       input: CreateTicketInput,
       options: CreateOptions<E> = { senderVerified: false }
     ) {
-      const { id, row, jobs } = yield* prepare(projectId, input, options)
+      // checked before anything is written: a value that does not fit leaves no trace
+      const customFields = input.custom_fields == null ? null : yield* valuesOnCreate(projectId, input.custom_fields)
+      const { id, row, jobs } = yield* prepare(projectId, input, options, customFields)
       const tags = distinctTags(input.tags ?? [])
       const write = Effect.gen(function*() {
         yield* withExtras(projectId, { ticketId: id, messageId: null, newTicket: true }, input.attachment_ids, options)
@@ -158,7 +233,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
      * Several creates in one transaction whose tickets go in one statement, so the projects'
      * numbering locks are taken once for all of them and held only from that statement to the
      * commit. Each create's files and work run first, each in a savepoint: one that fails leaves
-     * nothing and its create alone answers its error; the others are written. Tags are not taken.
+     * nothing and its create alone answers its error; the others are written. Tags and custom fields are not taken.
      */
     const createTogether = <E>(
       creates: ReadonlyArray<{ readonly projectId: ProjectId; readonly input: CreateTicketInput; readonly options: CreateOptions<E> }>
@@ -206,20 +281,30 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
       }))
     })
 
+    /**
+     * The ticket a message to `named` goes to, locked: `named` itself, or, once it was merged, the
+     * ticket it was merged into (a merge keeps every pointer one step long). `guard` is asked of
+     * the ticket named, whose proof the caller brings.
+     */
+    const lockForMessage = Effect.fnUntraced(function*(projectId: ProjectId, named: TicketId, guard?: TicketGuard) {
+      const locked = yield* repo.lockTicket(projectId, named)
+      if (Option.isNone(locked) || (guard !== undefined && !guard(ownerOf(locked.value)))) return yield* ticketNotFound
+      if (locked.value.merged_into_id == null) return locked.value
+      const target = yield* repo.lockTicket(projectId, locked.value.merged_into_id)
+      if (Option.isNone(target)) return yield* ticketNotFound
+      return target.value
+    })
+
     const addMessage = Effect.fnUntraced(function*<E = never>(
       projectId: ProjectId,
-      ticketId: TicketId,
+      named: TicketId,
       input: AddMessageInput,
       guard: TicketGuard,
       extras: Extras<E> & { readonly contactName?: string | null | undefined } = {}
     ) {
       return yield* repo.withTransaction(Effect.gen(function*() {
-        const locked = yield* repo.lockTicket(projectId, ticketId)
-        if (Option.isNone(locked)) return yield* ticketNotFound
-        const ticket = locked.value
-        if (!guard({ ticketId, senderEmail: ticket.sender_email, visitorSub: ticket.visitor_sub })) {
-          return yield* ticketNotFound
-        }
+        const ticket = yield* lockForMessage(projectId, named, guard)
+        const ticketId = ticket.id
         const contactEmail = input.contact_email ?? null
         const createdAt = yield* nowIso
         const contactId = contactEmail === null
@@ -258,7 +343,9 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
             agentId: ticket.assignee.id,
             messageId,
             reason: "ticket_replied"
-          }, createdAt)])
+          }, createdAt)]),
+          // a reply reopens a resolved ticket, whose resolution target is unmet again
+          slaUpdateJob(projectId, ticketId, createdAt)
         ]
         yield* repo.enqueue(jobs)
         return { message_id: messageId } satisfies MessageCreated
@@ -294,24 +381,27 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
           priority: input.priority ?? undefined,
           category: input.category ?? undefined,
           assigneeId: input.assignee_email === null ? null : assignee?.id,
+          customFields: input.custom_fields == null ? undefined : yield* checkCustomFields(projectId, input.custom_fields),
           updatedAt
         })
-        yield* repo.enqueue(
-          Events.changeEvents(projectId, ticket.value, { status, assignee }, updatedAt).flatMap((event) => eventJobs(event))
-        )
+        const movesSla = input.status != null || input.priority != null || input.category != null
+        yield* repo.enqueue([
+          ...Events.changeEvents(projectId, ticket.value, { status, assignee }, updatedAt).flatMap((event) => eventJobs(event)),
+          ...(movesSla || Object.keys(input.custom_fields ?? {}).length > 0 ? [slaUpdateJob(projectId, ticketId, updatedAt)] : [])
+        ])
       }))
       return yield* adminGet(projectId, ticketId)
     })
 
     const addAgentMessage = Effect.fn("Tickets.addAgentMessage")(function*<E = never>(
       projectId: ProjectId,
-      ticketId: TicketId,
+      named: TicketId,
       input: AgentMessageInput,
       extras: Extras<E> = {}
     ) {
       return yield* repo.withTransaction(Effect.gen(function*() {
-        const ticket = yield* repo.lockTicket(projectId, ticketId)
-        if (Option.isNone(ticket)) return yield* ticketNotFound
+        const ticket = yield* lockForMessage(projectId, named)
+        const ticketId = ticket.id
         const author = input.author_email == null ? Option.none() : yield* agents.findByEmail(projectId, input.author_email)
         if (input.author_email != null && Option.isNone(author)) {
           return yield* new ValidationError({ message: "author_email must be the address of an agent of this project" })
@@ -331,7 +421,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         const files = yield* withExtras(projectId, { ticketId, messageId, newTicket: false }, input.attachment_ids, extras)
         yield* repo.updateTicket(ticketId, { updatedAt: createdAt })
         if (!internal) {
-          const contactId = ticket.value.contact_id
+          const contactId = ticket.contact_id
           yield* repo.enqueue([
             ...eventJobs(Events.ticketReplied({
               ticket_id: ticketId,
@@ -351,7 +441,9 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
               contactId,
               messageId,
               reason: "agent_replied"
-            }, createdAt)])
+            }, createdAt)]),
+            // the first public reply meets the first-response target
+            slaUpdateJob(projectId, ticketId, createdAt)
           ])
         }
         return { message_id: messageId } satisfies MessageCreated
@@ -360,9 +452,10 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
 
     /** One page of the project's tickets that pass every filter given; `query.limit` defaults to 25. */
     const list = Effect.fn("Tickets.list")(function*(projectId: ProjectId, query: TicketListQuery) {
-      const order = query.sort ?? "created"
+      const { order, customField } = yield* listTerms(projectId, query)
       const limit = query.limit ?? 25
       const filter: TicketFilter = {
+        customField,
         status: query.status,
         priority: query.priority,
         category: query.category,
@@ -372,9 +465,20 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         contactEmail: query.contact_email,
         text: query.q
       }
-      const cursors = cursorsOf(cursorKey, { list: "tickets", projectId, query: [order, filter] })
-      const after = yield* cursors.read(query.cursor, order)
-      const rows = yield* repo.listTickets(projectId, filter, { order, after, rows: limit + 1 })
+      const sla = query.sla === undefined ? undefined : [query.sla, query.sla_within ?? 60] as const
+      // the cursor belongs to the filter as asked (minutes), not to the instant it was read at
+      const cursors = cursorsOf(cursorKey, { list: "tickets", projectId, query: [order, filter, ...(sla ?? [])] })
+      const slaFilter: TicketFilter["sla"] = sla === undefined
+        ? undefined
+        : sla[0] === "breached"
+        ? { state: "breached" }
+        : { state: "at_risk", before: new Date((yield* Clock.currentTimeMillis) + sla[1] * 60_000).toISOString() }
+      const after = yield* cursors.read(query.cursor, typeof order === "object" ? "custom_field" : order)
+      const rows = yield* repo.listTickets(projectId, slaFilter === undefined ? filter : { ...filter, sla: slaFilter }, {
+        order,
+        after,
+        rows: limit + 1
+      })
       const page = pageOf(rows, limit, (row) => row.ticket, cursorAfter(order), cursors.encode)
       return { tickets: page.items, next_cursor: page.next_cursor } satisfies TicketList
     })
@@ -397,7 +501,18 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         const page = pageOf(
           rows,
           limit,
-          ({ ticket: { assignee: _a, sender_email: _e, sender_name: _n, source: _s, tags: _t, ...fields } }) => fields,
+          ({
+            ticket: {
+              assignee: _a,
+              sender_email: _e,
+              sender_name: _n,
+              source: _s,
+              tags: _t,
+              sla_due_at: _d,
+              sla_breached: _b,
+              ...fields
+            }
+          }) => fields,
           cursorAfter("created"),
           cursors.encode
         )
@@ -435,6 +550,6 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer, CursorKey.layer, Attachments.layer])
+    Layer.provide([TicketsRepo.layer, MessagesRepo.layer, ContactsRepo.layer, AgentsRepo.layer, CursorKey.layer, Attachments.layer, CustomFieldsRepo.layer])
   )
 }

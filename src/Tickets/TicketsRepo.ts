@@ -24,12 +24,16 @@ import {
   TicketIdFromRow
 } from "../Domain/Ids.ts"
 import type { NewJob } from "../Domain/Jobs.ts"
+import { adminSatisfaction, publicSatisfaction, SatisfactionRow } from "../Domain/Satisfaction.ts"
+import { TicketSla } from "../Domain/Sla.ts"
+import { type CheckedValues, type CustomFieldType, type CustomFieldValue, CustomFieldValues } from "../Domain/CustomField.ts"
 import {
   type AdminTicket,
   AuthorType,
   EmailStatus,
   type Ticket,
   type TicketListItem,
+  type TicketOwner,
   TriageSource,
   TriageStatus
 } from "../Domain/Ticket.ts"
@@ -59,12 +63,26 @@ export interface NewTicketRow {
   readonly createdAt: string
   /** the verified visitor who filed it, by the site's user id */
   readonly visitorSub: string | null
+  /** checked against the project's fields; null when none are given */
+  readonly customFields: CustomFieldValues | null
 }
 
 const AgentRow = Schema.Struct({ id: AgentIdFromRow, email: Schema.String, name: Schema.String })
 
+/** The owners of the tickets merged into one, as a read lists them to decide who may see it. */
+const MergedOwnersRow = Schema.NullOr(Schema.Array(Schema.Struct({
+  id: TicketIdFromRow,
+  sender_email: Schema.NullOr(Schema.String),
+  visitor_sub: Schema.NullOr(Schema.String)
+})))
+
+const mergedOwners = (rows: typeof MergedOwnersRow.Type): ReadonlyArray<TicketOwner> =>
+  (rows ?? []).map((row) => ({ ticketId: row.id, senderEmail: row.sender_email, visitorSub: row.visitor_sub }))
+
 /** A ticket as a transaction holds it locked: what changes and events are decided from. */
 const LockedRow = Schema.Struct({
+  merged_into_id: Schema.NullOr(TicketIdFromRow),
+  merged: MergedOwnersRow,
   id: TicketIdFromRow,
   status: Status,
   priority: Priority,
@@ -75,9 +93,18 @@ const LockedRow = Schema.Struct({
   source: Source,
   body: Schema.String,
   tags: Schema.NullOr(Schema.Array(Schema.String)),
-  assignee: Schema.NullOr(AgentRow)
+  assignee: Schema.NullOr(AgentRow),
+  custom_fields: Schema.NullOr(CustomFieldValues)
 })
 export type LockedTicket = typeof LockedRow.Type
+
+/** Whose a locked ticket is, for a guard: its own owner and those of the tickets merged into it. */
+export const ownerOf = (ticket: LockedTicket): TicketOwner => ({
+  ticketId: ticket.id,
+  senderEmail: ticket.sender_email,
+  visitorSub: ticket.visitor_sub,
+  merged: mergedOwners(ticket.merged)
+})
 
 const AttachmentsRow = Schema.NullOr(Schema.Array(Attachment)).pipe(
   Schema.decodeTo(Schema.Array(Attachment), SchemaTransformation.transform({ decode: (rows) => rows ?? [], encode: (rows) => rows }))
@@ -102,13 +129,20 @@ const PublicRow = Schema.Struct({
   category: Schema.NullOr(Category),
   created_at: TimestampText,
   updated_at: TimestampText,
+  custom_fields: Schema.NullOr(CustomFieldValues),
   sender_email: Schema.NullOr(Schema.String),
   body: Schema.String,
   attachments: AttachmentsRow,
   messages: Schema.NullOr(Schema.Array(MessageRow))
 })
 
-const PublicReadRow = Schema.Struct({ ...PublicRow.fields, visitor_sub: Schema.NullOr(Schema.String) })
+const PublicReadRow = Schema.Struct({
+  ...PublicRow.fields,
+  visitor_sub: Schema.NullOr(Schema.String),
+  merged_into_id: Schema.NullOr(TicketIdFromRow),
+  merged: MergedOwnersRow,
+  satisfaction: SatisfactionRow
+})
 
 const ContactRow = Schema.Struct({ id: ContactIdFromRow, email: Schema.String, name: Schema.NullOr(Schema.String) })
 
@@ -124,6 +158,8 @@ const NotificationRow = Schema.Struct({
 
 const AdminRow = Schema.Struct({
   ...PublicRow.fields,
+  satisfaction: SatisfactionRow,
+  sla: TicketSla,
   priority_source: Schema.NullOr(TriageSource),
   priority_confidence: Schema.NullOr(Schema.Number),
   category_source: Schema.NullOr(TriageSource),
@@ -142,7 +178,9 @@ const AdminRow = Schema.Struct({
   linked_issues: Schema.Array(Schema.Unknown),
   assignee: Schema.NullOr(AgentRow),
   tags: Schema.NullOr(Schema.Array(Schema.String)),
-  notifications: Schema.NullOr(Schema.Array(NotificationRow))
+  notifications: Schema.NullOr(Schema.Array(NotificationRow)),
+  merged_into_id: Schema.NullOr(TicketIdFromRow),
+  merge_suggestion: Schema.NullOr(Schema.Struct({ ticket_id: TicketIdFromRow, ticket_number: IntFromRow, subject: Schema.String }))
 })
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
@@ -153,7 +191,11 @@ const ListRow = Schema.Struct({
   sender_verified: Schema.Boolean,
   assignee: Schema.NullOr(AgentRow),
   tags: Schema.NullOr(Schema.Array(Schema.String)),
-  updated_key: Schema.String
+  updated_key: Schema.String,
+  custom_sort_key: Schema.NullOr(Schema.String),
+  sla_due_at: Schema.NullOr(Schema.String),
+  sla_breached: Schema.Boolean,
+  sla_key: Schema.NullOr(Schema.String)
 })
 
 /** The public read of a ticket, and whose it is: a contact that does not own it must not see it. */
@@ -161,6 +203,8 @@ export interface PublicRead {
   readonly ticket: Ticket
   readonly senderEmail: string | null
   readonly visitorSub: string | null
+  /** the owners of the tickets merged into it, who may reach it too */
+  readonly merged?: ReadonlyArray<TicketOwner> | undefined
 }
 
 /** A ticket of a list, and where the list's cursor would stand after it. */
@@ -168,6 +212,10 @@ export interface ListedTicket {
   readonly ticket: TicketListItem & { readonly ticket_id: TicketId }
   /** updated_at to the microsecond, as stored */
   readonly updatedKey: string
+  /** the sorted custom field's value as text, when the page is in that order; else null */
+  readonly customSortKey: string | null
+  /** the next SLA due time to the microsecond, for the `sla_due` order's cursor; null when none */
+  readonly slaKey: string | null
 }
 
 /** What a list of tickets keeps; every filter given must hold. */
@@ -184,10 +232,20 @@ export interface TicketFilter {
   /** a verified visitor's user id */
   readonly visitorSub?: string | undefined
   readonly text?: string | undefined
+  /** a custom field's value, already read as its type */
+  readonly customField?: { readonly key: string; readonly value: CustomFieldValue } | undefined
+  /** tickets with a breached SLA target, or at risk: none breached and one due before `before` */
+  readonly sla?: { readonly state: "breached" } | { readonly state: "at_risk"; readonly before: string } | undefined
+}
+
+/** A custom field a list is ordered by: ascending by value, tickets without one last, ties newest first. */
+export interface CustomFieldOrder {
+  readonly key: string
+  readonly type: CustomFieldType
 }
 
 export interface TicketPage {
-  readonly order: "created" | "updated"
+  readonly order: "created" | "updated" | "sla_due" | CustomFieldOrder
   /** the cursor of the previous page's last ticket, of the same order */
   readonly after: Cursor | undefined
   /** rows read; a caller asks one more than it shows, to know whether another page follows */
@@ -201,6 +259,8 @@ export interface TicketChange {
   readonly category?: Category | undefined
   /** null unassigns */
   readonly assigneeId?: AgentId | null | undefined
+  /** values to set and keys to remove, already checked against the project's fields */
+  readonly customFields?: CheckedValues | undefined
   readonly updatedAt: string
 }
 
@@ -249,7 +309,8 @@ const ticketFields = (row: Omit<typeof PublicRow.Type, "messages" | "body" | "at
   priority: row.priority,
   category: row.category,
   created_at: row.created_at,
-  updated_at: row.updated_at
+  updated_at: row.updated_at,
+  custom_fields: row.custom_fields ?? {}
 })
 
 const triageValue = <A>(value: A | null, confidence: number | null, source: "ai" | "human" | null) =>
@@ -278,12 +339,13 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
             priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
-            updated_at, visitor_sub)
+            updated_at, visitor_sub, custom_fields)
           SELECT ${row.id}::uuid, ${row.projectId}::uuid, seq.ticket_seq, ${row.subject}, ${row.body},
             ${row.priority}, ${row.priorityGiven ? "human" : null}, ${row.priorityGiven ? 1 : null}::float8,
             ${row.source}, ${row.senderEmail}, ${row.senderName}, ${row.senderVerified}, (SELECT id FROM contact),
             ${row.metadata === null ? null : JSON.stringify(row.metadata)}::jsonb,
-            ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz, ${row.visitorSub}::text
+            ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz, ${row.visitorSub}::text,
+            ${row.customFields === null ? null : JSON.stringify(row.customFields)}::jsonb
           FROM seq
           RETURNING id, ticket_number
         ), ${outboxWrites(sql, jobs)}
@@ -315,11 +377,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           sender_verified: row.senderVerified,
           metadata: row.metadata,
           created_at: row.createdAt,
-          visitor_sub: row.visitorSub
+          visitor_sub: row.visitorSub,
+          custom_fields: row.customFields
         })))
       }::jsonb) AS e(ord int, id uuid, project_id uuid, subject text, body text, priority text, priority_given boolean,
             source text, sender_email text, sender_name text, sender_verified boolean, metadata jsonb,
-            created_at timestamptz, visitor_sub text)
+            created_at timestamptz, visitor_sub text, custom_fields jsonb)
         ), sender AS (
           SELECT project_id, sender_email,
             (array_agg(sender_name ORDER BY ord DESC) FILTER (WHERE sender_verified AND sender_name IS NOT NULL))[1]
@@ -348,12 +411,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         ), ticket AS (
           INSERT INTO tickets (id, project_id, ticket_number, subject, body, priority, priority_source,
             priority_confidence, source, sender_email, sender_name, sender_verified, contact_id, metadata, created_at,
-            updated_at, visitor_sub)
+            updated_at, visitor_sub, custom_fields)
           SELECT e.id, e.project_id, seq.before + row_number() OVER (PARTITION BY e.project_id ORDER BY e.ord),
             e.subject, e.body, e.priority, CASE WHEN e.priority_given THEN 'human' END,
             CASE WHEN e.priority_given THEN 1::float8 END, e.source, e.sender_email, e.sender_name, e.sender_verified,
             (SELECT c.id FROM contact c WHERE c.project_id = e.project_id AND c.email = e.sender_email),
-            e.metadata, e.created_at, e.created_at, e.visitor_sub
+            e.metadata, e.created_at, e.created_at, e.visitor_sub, e.custom_fields
           -- a project that is gone leaves its tickets without a number: the statement fails whole
           FROM entry e LEFT JOIN seq ON seq.id = e.project_id
           RETURNING id, ticket_number
@@ -428,13 +491,30 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const createdAt = Rows.isoUtc(sql, "t.created_at")
     const updatedAt = Rows.isoUtc(sql, "t.updated_at")
     const ticketTimes = sql`${createdAt} AS created_at, ${updatedAt} AS updated_at`
+    // the due times the sla_update and sla_check jobs keep, in the operator read's shape
+    const slaTarget = (target: string, extra: string) =>
+      sql.literal(`CASE WHEN s.${target}_due_at IS NULL THEN NULL ELSE json_build_object(
+        'due_at', to_char(s.${target}_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'met_at', to_char(s.${target}_met_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'breached_at', to_char(s.${target}_breached_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')${extra}) END`)
+    const slaOf = sql`(SELECT json_build_object('policy_id', s.policy_id, 'policy_name', s.policy_name,
+        'first_response', ${slaTarget("first_response", "")},
+        'resolution', ${slaTarget("resolution", ", 'paused', s.resolution_paused_at IS NOT NULL")})
+      FROM ticket_slas s WHERE s.ticket_id = t.id)`
+    // the contact's rating request, one per ticket at most
+    const satisfactionOf = sql`(SELECT json_build_object('scale', r.scale, 'rating', r.rating, 'comment', r.comment,
+        'rated_at', ${Rows.isoUtc(sql, "r.rated_at")}, 'requested_at', ${Rows.isoUtc(sql, "r.requested_at")})
+      FROM satisfaction_requests r WHERE r.ticket_id = t.id)`
+    // whose the tickets merged into `t` were: their owners may reach `t`, where their conversation went
+    const mergedInto = sql`(SELECT json_agg(json_build_object('id', s.id, 'sender_email', s.sender_email,
+        'visitor_sub', s.visitor_sub)) FROM tickets s WHERE s.merged_into_id = t.id)`
 
     // every ticket read of the published API runs this one
     const publicTicket = Rows.compiledOnce(sql, (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, t.visitor_sub, t.body, ${openingFiles} AS attachments,
-          ${publicConversation} AS messages
+          ${ticketTimes}, t.custom_fields, t.sender_email, t.visitor_sub, t.body, ${openingFiles} AS attachments,
+          ${publicConversation} AS messages, t.merged_into_id, ${mergedInto} AS merged, ${satisfactionOf} AS satisfaction
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`)
 
     const findPublic = (projectId: ProjectId, ticketId: TicketId) =>
@@ -445,17 +525,20 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
             ...ticketFields(row),
             body: row.body,
             attachments: row.attachments,
-            messages: (row.messages ?? []).map(({ internal: _, ...message }) => message)
+            messages: (row.messages ?? []).map(({ internal: _, ...message }) => message),
+            merged_into_id: row.merged_into_id,
+            satisfaction: publicSatisfaction(row.satisfaction)
           } satisfies Ticket,
           senderEmail: row.sender_email,
-          visitorSub: row.visitor_sub
+          visitorSub: row.visitor_sub,
+          merged: mergedOwners(row.merged)
         })))
       )
 
     const findAdmin = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category,
-          ${ticketTimes}, t.sender_email, t.body, t.sender_name, t.sender_verified, t.source, t.metadata, t.duplicate_of,
+          ${ticketTimes}, t.custom_fields, t.sender_email, t.body, t.sender_name, t.sender_verified, t.source, t.metadata, t.duplicate_of,
           t.linked_issues,
           t.priority_source, t.priority_confidence, t.category_source, t.category_confidence,
           t.sentiment, t.sentiment_score, t.sentiment_source, t.sentiment_confidence, t.triage_status, t.triage_model,
@@ -470,7 +553,13 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
               'contact', CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email, 'name', c.name) END)
               ORDER BY n.created_at, n.id)
            FROM notifications n LEFT JOIN agents a ON a.id = n.agent_id LEFT JOIN contacts c ON c.id = n.contact_id
-           WHERE n.ticket_id = t.id) AS notifications
+           WHERE n.ticket_id = t.id) AS notifications,
+          t.merged_into_id,
+          -- a detected duplicate is offered for merging while neither ticket has been merged
+          (SELECT json_build_object('ticket_id', d.id, 'ticket_number', d.ticket_number, 'subject', d.subject)
+           FROM tickets d WHERE d.id = t.duplicate_of AND d.project_id = t.project_id
+             AND d.merged_into_id IS NULL AND t.merged_into_id IS NULL) AS merge_suggestion,
+          ${satisfactionOf} AS satisfaction, ${slaOf} AS sla
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}`.pipe(
         Rows.first(AdminRow),
         Effect.map(Option.map((row): AdminTicket => ({
@@ -487,6 +576,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           sender_verified: row.sender_verified,
           assignee: row.assignee,
           duplicate_of: row.duplicate_of,
+          merge_suggestion: row.merge_suggestion,
+          merged_into_id: row.merged_into_id,
           linked_issues: row.linked_issues,
           triage: {
             status: row.triage_status,
@@ -496,13 +587,37 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
             sentiment: triageValue(row.sentiment, row.sentiment_confidence, row.sentiment_source)
           },
           messages: row.messages ?? [],
-          notifications: row.notifications ?? []
+          notifications: row.notifications ?? [],
+          satisfaction: adminSatisfaction(row.satisfaction),
+          sla: row.sla
         })))
       )
 
     // updated_at to the microsecond, as it is stored: a cursor that kept milliseconds would skip
     // or repeat tickets updated within the same millisecond
     const exactUpdatedAt = sql.literal(`to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
+    const exactSlaDue = sql.literal(`to_char(s.next_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
+    const slaDueAt = Rows.isoUtc(sql, "s.next_due_at")
+
+    // a custom field's value as its type orders it: numbers by size, false before true, dates
+    // (YYYY-MM-DD) and text as text; the type never changes, so every stored value casts
+    const castOf = (type: CustomFieldType) =>
+      sql.literal(type === "number" ? "numeric" : type === "boolean" ? "boolean" : "text")
+    const customValue = (order: CustomFieldOrder) => sql`(t.custom_fields ->> ${order.key}::text)::${castOf(order.type)}`
+
+    /** After a cursor of the custom field order: a greater value, the same one and older, or no value at all. */
+    const afterCustomField = (
+      order: CustomFieldOrder | undefined,
+      after: Extract<Cursor, { readonly order: "custom_field" }>
+    ) => {
+      if (order === undefined) return sql`AND false`
+      const value = customValue(order)
+      return after.value === null
+        ? sql`AND ${value} IS NULL AND t.ticket_number < ${after.number}`
+        : sql`AND (${value} > ${after.value}::${castOf(order.type)}
+            OR (${value} = ${after.value}::${castOf(order.type)} AND t.ticket_number < ${after.number})
+            OR ${value} IS NULL)`
+    }
 
     /**
      * A page of the project's tickets, newest (or most recently updated) first, after the cursor:
@@ -513,14 +628,18 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
      */
     const listTickets = (projectId: ProjectId, filter: TicketFilter, page: TicketPage) => {
       const after = page.after
+      const customOrder = typeof page.order === "object" ? page.order : undefined
       return sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
           t.sender_email, t.sender_name, t.sender_verified, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
+          t.custom_fields, ${customOrder === undefined ? sql`NULL::text` : sql`t.custom_fields ->> ${customOrder.key}::text`} AS custom_sort_key,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
-           FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags
-        FROM tickets t
+           FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
+          ${slaDueAt} AS sla_due_at, coalesce(s.breached, false) AS sla_breached,
+          ${page.order === "sla_due" ? exactSlaDue : sql`NULL::text`} AS sla_key
+        FROM tickets t LEFT JOIN ticket_slas s ON s.ticket_id = t.id
         WHERE t.project_id = ${projectId}
           ${filter.status === undefined ? sql`` : sql`AND t.status = ${filter.status}`}
           ${filter.priority === undefined ? sql`` : sql`AND t.priority = ${filter.priority}`}
@@ -542,13 +661,39 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           ${filter.visitorSub === undefined ? sql`` : sql`AND t.visitor_sub = ${filter.visitorSub}`}
           ${filter.text === undefined ? sql`` : sql`AND t.search @@ websearch_to_tsquery('english', ${filter.text})`}
           ${
+        filter.customField === undefined
+          ? sql``
+          : sql`AND t.custom_fields @> ${JSON.stringify({ [filter.customField.key]: filter.customField.value })}::jsonb`
+      }
+          ${
+        filter.sla === undefined
+          ? sql``
+          : filter.sla.state === "breached"
+          ? sql`AND s.breached`
+          : sql`AND NOT s.breached AND s.next_due_at < ${filter.sla.before}::timestamptz`
+      }
+          ${
         after === undefined
           ? sql``
           : after.order === "created"
           ? sql`AND t.ticket_number < ${after.number}`
+          : after.order === "custom_field"
+          ? afterCustomField(customOrder, after)
+          : after.order === "sla_due"
+          ? (after.at === null
+            ? sql`AND s.next_due_at IS NULL AND t.id > ${after.id}::uuid`
+            : sql`AND ((s.next_due_at, t.id) > (${after.at}::timestamptz, ${after.id}::uuid) OR s.next_due_at IS NULL)`)
           : sql`AND (t.updated_at, t.id) < (${after.at}::timestamptz, ${after.id}::uuid)`
       }
-        ORDER BY ${page.order === "created" ? sql`t.ticket_number DESC` : sql`t.updated_at DESC, t.id DESC`}
+        ORDER BY ${
+        page.order === "created"
+          ? sql`t.ticket_number DESC`
+          : customOrder !== undefined
+          ? sql`${customValue(customOrder)} ASC NULLS LAST, t.ticket_number DESC`
+          : page.order === "sla_due"
+          ? sql`s.next_due_at ASC NULLS LAST, t.id ASC`
+          : sql`t.updated_at DESC, t.id DESC`
+      }
         LIMIT ${page.rows}`.pipe(
         Rows.all(ListRow),
         Effect.map((rows) =>
@@ -560,9 +705,13 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
               sender_name: row.sender_name,
               sender_verified: row.sender_verified,
               assignee: row.assignee,
-              tags: row.tags ?? []
+              tags: row.tags ?? [],
+              sla_due_at: row.sla_due_at,
+              sla_breached: row.sla_breached
             },
-            updatedKey: row.updated_key
+            updatedKey: row.updated_key,
+            customSortKey: row.custom_sort_key,
+            slaKey: row.sla_key
           }))
         )
       )
@@ -582,9 +731,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const lockTicket = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
         SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body, t.visitor_sub,
+          t.custom_fields,
           (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
-           FROM agents a WHERE a.id = t.assignee_id) AS assignee
+           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
+          t.merged_into_id, ${mergedInto} AS merged
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
         FOR NO KEY UPDATE OF t`.pipe(Rows.first(LockedRow))
 
@@ -602,6 +753,12 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
             category_confidence = CASE WHEN ${change.category ?? null}::text IS NULL THEN category_confidence ELSE 1 END,
             assignee_id = CASE WHEN ${change.assigneeId !== undefined}::boolean THEN ${change.assigneeId ?? null}::uuid
                           ELSE assignee_id END,
+            ${
+        change.customFields === undefined
+          ? sql``
+          : sql`custom_fields = nullif((coalesce(custom_fields, '{}'::jsonb) || ${JSON.stringify(change.customFields.set)}::jsonb)
+              - ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(change.customFields.unset)}::jsonb)), '{}'::jsonb),`
+      }
             updated_at = ${change.updatedAt}
           WHERE id = ${ticketId}`.pipe(Rows.run)
 

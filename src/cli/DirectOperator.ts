@@ -9,7 +9,11 @@ import { Conflict, ValidationError } from "../Domain/Errors.ts"
 import type { ProjectId } from "../Domain/Ids.ts"
 import type { MailSettingsInput } from "../Mail/Api.ts"
 import { InboundAddresses } from "../Mail/Addresses.ts"
+import { Merge } from "../Merge/Merge.ts"
 import { Projects } from "../Projects/Projects.ts"
+import { Satisfaction } from "../Satisfaction/Satisfaction.ts"
+import { CustomFields } from "../Fields/CustomFields.ts"
+import { Sla } from "../Sla/Sla.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
 import { Operator } from "./Operator.ts"
 
@@ -19,9 +23,13 @@ export const DirectOperator = Layer.effect(
   Effect.gen(function*() {
     const projects = yield* Projects
     const tickets = yield* Tickets
+    const merges = yield* Merge
     const agents = yield* Agents
     const admin = yield* AdminToken
     const addresses = yield* InboundAddresses
+    const satisfaction = yield* Satisfaction
+    const customFields = yield* CustomFields
+    const sla = yield* Sla
     // what the import and the demo seeding read and write with, captured once
     const context = yield* Effect.context<Projects | Articles | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path>()
 
@@ -38,6 +46,9 @@ export const DirectOperator = Layer.effect(
       removeIdentitySecret: projects.removeIdentitySecret,
       getMail: addresses.get,
       updateMail: (projectId, input) => addresses.set(projectId, input.inbound_address),
+      satisfactionSummary: (projectId) => satisfaction.summary(projectId, {}),
+      getSatisfactionSettings: satisfaction.settings,
+      updateSatisfactionSettings: satisfaction.updateSettings,
       createAgent: (projectId, input) => agents.create(projectId, input.email, input.name),
       listAgents: agents.list,
       listTickets: tickets.list,
@@ -45,8 +56,17 @@ export const DirectOperator = Layer.effect(
       getTicket: tickets.adminGet,
       updateTicket: tickets.adminUpdate,
       addAgentMessage: tickets.addAgentMessage,
+      mergeTicket: (projectId, ticketId, intoId) => merges.merge(projectId, ticketId, { into_id: intoId }),
       importArticles: (projectId, folder, options) => importFolder(projectId, folder, options).pipe(Effect.provideContext(context)),
       // the demo's own articles are valid: a file of them that is not is a defect of ours
+      listCustomFields: customFields.list,
+      createCustomField: customFields.create,
+      deleteCustomField: customFields.remove,
+      getBusinessHours: sla.getHours,
+      setBusinessHours: sla.putHours,
+      listSlaPolicies: sla.list,
+      createSlaPolicy: sla.create,
+      deleteSlaPolicy: sla.remove,
       seedDemo: seedDemo().pipe(Effect.catchTag("InvalidArticleFiles", Effect.die), Effect.provideContext(context)),
       adminToken: Effect.succeed(admin.token)
     }

@@ -2,9 +2,14 @@ import { Context, Data, type Effect, type Option } from "effect"
 import type { ImportedFile, InvalidArticleFiles } from "../Articles/Import.ts"
 import type { DemoProject } from "../Demo/Demo.ts"
 import type { ApiError } from "../Domain/Errors.ts"
-import type { ApiKeyId, ProjectId, TicketId } from "../Domain/Ids.ts"
+import type { ApiKeyId, CustomFieldId, ProjectId, TicketId } from "../Domain/Ids.ts"
+import type { CreateCustomFieldInput, CustomField, CustomFieldList } from "../Domain/CustomField.ts"
 import type { MailSettings } from "../Domain/Mail.ts"
+import type { BusinessHours } from "../Domain/BusinessHours.ts"
+import type { CreatePolicyInput, Policy, PolicyList } from "../Domain/Sla.ts"
+import type { SlaPolicyId } from "../Domain/Ids.ts"
 import type { MailSettingsInput } from "../Mail/Api.ts"
+import type { SatisfactionSettings, SatisfactionSummary, UpdateSatisfactionSettings } from "../Domain/Satisfaction.ts"
 import type {
   AgentCreated,
   AgentList,
@@ -64,6 +69,12 @@ export class Operator extends Context.Service<Operator, {
    * a +tag, and with Conflict when another project has it.
    */
   readonly updateMail: (projectId: ProjectId, input: typeof MailSettingsInput.Type) => Effect.Effect<MailSettings, OperatorError>
+  readonly satisfactionSummary: (projectId: ProjectId) => Effect.Effect<SatisfactionSummary, OperatorError>
+  readonly getSatisfactionSettings: (projectId: ProjectId) => Effect.Effect<SatisfactionSettings, OperatorError>
+  readonly updateSatisfactionSettings: (
+    projectId: ProjectId,
+    input: UpdateSatisfactionSettings
+  ) => Effect.Effect<SatisfactionSettings, OperatorError>
   readonly createAgent: (projectId: ProjectId, input: typeof CreateAgentInput.Type) => Effect.Effect<AgentCreated, OperatorError>
   readonly listAgents: (projectId: ProjectId) => Effect.Effect<typeof AgentList.Type, OperatorError>
   readonly listTickets: (projectId: ProjectId, query: TicketListQuery) => Effect.Effect<TicketList, OperatorError>
@@ -80,12 +91,25 @@ export class Operator extends Context.Service<Operator, {
     ticketId: TicketId,
     input: typeof AgentMessageInput.Type
   ) => Effect.Effect<MessageCreated, OperatorError>
+  /** Merges the ticket into `intoId`, for good; answers the target's read. */
+  readonly mergeTicket: (projectId: ProjectId, ticketId: TicketId, intoId: TicketId) => Effect.Effect<AdminTicket, OperatorError>
   /** All or nothing, in one transaction: only on the database itself. */
   readonly importArticles: (
     projectId: ProjectId,
     folder: string,
     options: { readonly publish?: boolean | undefined }
   ) => Effect.Effect<ReadonlyArray<ImportedFile>, OperatorError | InvalidArticleFiles>
+  readonly listCustomFields: (projectId: ProjectId) => Effect.Effect<CustomFieldList, OperatorError>
+  /** Fails with Conflict when the project has a field of that key. */
+  readonly createCustomField: (projectId: ProjectId, input: CreateCustomFieldInput) => Effect.Effect<CustomField, OperatorError>
+  /** The field and its values on every ticket of the project. */
+  readonly deleteCustomField: (projectId: ProjectId, fieldId: CustomFieldId) => Effect.Effect<void, OperatorError>
+  /** NotFound when the project has none set. */
+  readonly getBusinessHours: (projectId: ProjectId) => Effect.Effect<BusinessHours, OperatorError>
+  readonly setBusinessHours: (projectId: ProjectId, input: BusinessHours) => Effect.Effect<BusinessHours, OperatorError>
+  readonly listSlaPolicies: (projectId: ProjectId) => Effect.Effect<typeof PolicyList.Type, OperatorError>
+  readonly createSlaPolicy: (projectId: ProjectId, input: CreatePolicyInput) => Effect.Effect<Policy, OperatorError>
+  readonly deleteSlaPolicy: (projectId: ProjectId, policyId: SlaPolicyId) => Effect.Effect<void, OperatorError>
   readonly seedDemo: Effect.Effect<DemoProject, OperatorError>
   /** The admin token of the database: ADMIN_TOKEN, or the one generated for the embedded database. */
   readonly adminToken: Effect.Effect<Option.Option<string>, OperatorError>

@@ -72,6 +72,14 @@ export const RemoteOperator = (options: {
       const mailAdmin = yield* HttpApiClient.group(Api, { group: "mailAdmin", httpClient, baseUrl: service.url }).pipe(
         Effect.provide(withToken)
       )
+      const merges = yield* HttpApiClient.group(Api, { group: "merge", httpClient, baseUrl: service.url }).pipe(Effect.provide(withToken))
+      const customFields = yield* HttpApiClient.group(Api, { group: "customFields", httpClient, baseUrl: service.url }).pipe(
+        Effect.provide(withToken)
+      )
+      const satisfaction = yield* HttpApiClient.group(Api, { group: "satisfactionAdmin", httpClient, baseUrl: service.url }).pipe(
+        Effect.provide(withToken)
+      )
+      const sla = yield* HttpApiClient.group(Api, { group: "sla", httpClient, baseUrl: service.url }).pipe(Effect.provide(withToken))
 
       /** One call of the API: its declared errors as they are, anything else as one line that says what to do. */
       const call = <A, E>(request: Effect.Effect<A, E>): Effect.Effect<A, OperatorError> =>
@@ -125,6 +133,10 @@ export const RemoteOperator = (options: {
         removeIdentitySecret: (projectId) => call(admin.removeIdentitySecret({ params: { pid: projectId } })),
         getMail: (projectId) => call(mailAdmin.getMail({ params: { pid: projectId } })),
         updateMail: (projectId, payload) => call(mailAdmin.updateMail({ params: { pid: projectId }, payload })),
+        satisfactionSummary: (projectId) => call(satisfaction.summary({ params: { pid: projectId }, query: {} })),
+        getSatisfactionSettings: (projectId) => call(satisfaction.settings({ params: { pid: projectId } })),
+        updateSatisfactionSettings: (projectId, payload) =>
+          call(satisfaction.updateSettings({ params: { pid: projectId }, payload })),
         createAgent: (projectId, payload) => call(admin.createAgent({ params: { pid: projectId }, payload })),
         listAgents: (projectId) => call(admin.listAgents({ params: { pid: projectId } })),
         listTickets,
@@ -139,9 +151,20 @@ export const RemoteOperator = (options: {
           call(admin.updateTicket({ params: { pid: projectId, id: ticketId }, payload })),
         addAgentMessage: (projectId, ticketId, payload) =>
           call(admin.addAgentMessage({ params: { pid: projectId, id: ticketId }, payload })),
+        mergeTicket: (projectId, ticketId, intoId) =>
+          call(merges.merge({ params: { pid: projectId, id: ticketId }, payload: { into_id: intoId } })),
         // the operator API writes an article at a time: an import through it would not be all or nothing
         importArticles: () =>
           needsDatabase("articles import", `, or create the articles one by one through the operator API at ${service.url}/v1/admin`),
+        listCustomFields: (projectId) => call(customFields.list({ params: { pid: projectId } })),
+        createCustomField: (projectId, payload) => call(customFields.create({ params: { pid: projectId }, payload })),
+        deleteCustomField: (projectId, fieldId) =>
+          call(customFields.remove({ params: { pid: projectId, field_id: fieldId } })),
+        getBusinessHours: (projectId) => call(sla.getHours({ params: { pid: projectId } })),
+        setBusinessHours: (projectId, payload) => call(sla.putHours({ params: { pid: projectId }, payload })),
+        listSlaPolicies: (projectId) => call(sla.list({ params: { pid: projectId } })),
+        createSlaPolicy: (projectId, payload) => call(sla.create({ params: { pid: projectId }, payload })),
+        deleteSlaPolicy: (projectId, policyId) => call(sla.remove({ params: { pid: projectId, policy_id: policyId } })),
         seedDemo: needsDatabase("demo", ""),
         adminToken: Effect.succeed(Option.some(token))
       }

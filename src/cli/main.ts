@@ -8,7 +8,10 @@ import { AppConfig } from "../Config.ts"
 import * as App from "../App.ts"
 import { announcedService } from "../Database/DataDirLock.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
-import { ApiKeyId, ProjectId } from "../Domain/Ids.ts"
+import { ApiKeyId, CustomFieldId, ProjectId, SlaPolicyId } from "../Domain/Ids.ts"
+import { BusinessHours, Weekdays } from "../Domain/BusinessHours.ts"
+import { CreatePolicyInput, Policy, PolicyList } from "../Domain/Sla.ts"
+import { CreateCustomFieldInput, CustomField, CustomFieldList, fitText } from "../Domain/CustomField.ts"
 import {
   AgentCreated,
   AgentList,
@@ -20,6 +23,11 @@ import {
   UpdateKeyInput
 } from "../Domain/Project.ts"
 import type { MailSettings } from "../Domain/Mail.ts"
+import {
+  type SatisfactionSettings,
+  SatisfactionSummary,
+  UpdateSatisfactionSettings
+} from "../Domain/Satisfaction.ts"
 import { serviceVersion } from "../Health/Version.ts"
 import { MailSettingsInput } from "../Mail/Api.ts"
 import { refusalOfError } from "../Startup.ts"
@@ -43,7 +51,11 @@ const ServicesForCli = Layer.mergeAll(
   App.TicketsLive,
   App.AdminTokenLive,
   App.liveServices.agents,
-  App.liveServices.inboundAddresses
+  App.liveServices.inboundAddresses,
+  App.liveServices.satisfaction,
+  App.liveServices.merge,
+  App.liveServices.customFields,
+  App.liveServices.sla
 ).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
@@ -415,14 +427,18 @@ const ticketsList = Command.make("list", {
   source: filter("source", "api, widget, email or form"),
   contactEmail: filter("contact-email", "the sender's address"),
   q: filter("q", "words of the subject or body"),
-  sort: filter("sort", `${TicketOrders.join(" or ")} (newest first, or recently updated first; default created)`),
+  customField: filter("custom-field", "<key>:<value>: tickets whose custom field has that value (plan:pro, seats:12)"),
+  sort: filter(
+    "sort",
+    `${TicketOrders.join(" or ")} (newest first, or recently updated first; default created), or custom_field:<key> (by its value)`
+  ),
   limit: filter("limit", "tickets a page, 1 to 100 (default 25)"),
   cursor: filter("cursor", "the next page, as the previous one printed it"),
   json
-}, operating(({ contactEmail, json, project, ...flags }) =>
+}, operating(({ contactEmail, customField, json, project, ...flags }) =>
   Effect.gen(function*() {
     // the flags given, under the names of the API's query
-    const given = Object.entries({ ...flags, contact_email: contactEmail })
+    const given = Object.entries({ ...flags, contact_email: contactEmail, custom_field: customField })
       .flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])
     const query = yield* decodeAs(Schema.Struct(TicketListQuery))(Object.fromEntries(given))
     const projectId = yield* requireProject(project)
@@ -490,6 +506,259 @@ const ticketsStatus = ticketsChange(
   "move a ticket to another status"
 )
 
+const ticketsMerge = Command.make("merge", {
+  project: projectArgument,
+  ticket: ticketArgument,
+  into: Argument.String("into").pipe(Argument.withDescription("the ticket that keeps the conversation: its id, or its number")),
+  json
+}, operating(({ into, json, project, ticket }) =>
+  Effect.gen(function*() {
+    const { projectId, ticketId } = yield* findTicket(project, ticket)
+    const { ticketId: intoId } = yield* findTicket(project, into)
+    const target = yield* (yield* Operator).mergeTicket(projectId, ticketId, intoId)
+    if (json) return yield* printJson(AdminTicket, target)
+    yield* Console.log(
+      `ticket ${ticket} merged into #${target.ticket_number} (${target.ticket_id}): its messages, files, tags and links are there now`
+    )
+    yield* Console.log("a merge cannot be undone: to split the conversation again, file a new ticket")
+  }), { ...typedAs, into_id: "<into>" })).pipe(
+  Command.withDescription("merge a ticket into another of its project, for good (to split, file a new ticket)")
+)
+
+const hoursText = (hours: BusinessHours) =>
+  [
+    `time zone: ${hours.time_zone}`,
+    ...Weekdays.map((day) => `${day.padEnd(10)} ${(hours.weekly[day] ?? []).map((p) => `${p.start}-${p.end}`).join(", ") || "closed"}`),
+    `holidays:  ${hours.holidays.join(", ") || "none"}`
+  ].join("\n")
+
+const dayIndex = (name: string) => Weekdays.findIndex((day) => day.startsWith(name.toLowerCase().slice(0, 3)))
+
+/**
+ * `mon-fri=09:00-17:00;sat=10:00-14:00` (periods of a day joined with commas) as the API's weekly
+ * schedule; what does not read is passed on as it is, so the API's refusal names the rule.
+ */
+const parseWeekly = (text: string): unknown => {
+  const weekly: Record<string, Array<{ start: string; end: string }>> = {}
+  for (const part of text.split(";").map((s) => s.trim()).filter((s) => s.length > 0)) {
+    const [days, periods] = part.split("=") as [string, string | undefined]
+    const [from, to] = days.split("-").map(dayIndex) as [number, number | undefined]
+    if (from === -1 || to === -1 || periods === undefined) return text
+    for (let i = from; i <= (to ?? from); i++) {
+      weekly[Weekdays[i]!] = periods.split(",").map((period) => {
+        const [start, end] = period.trim().split("-")
+        return { start: start ?? "", end: end ?? "" }
+      })
+    }
+  }
+  return weekly
+}
+
+const slaHoursShow = Command.make(
+  "show",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const hours = yield* (yield* Operator).getBusinessHours(yield* requireProject(project))
+      yield* json ? printJson(BusinessHours, hours) : Console.log(hoursText(hours))
+    }))
+).pipe(Command.withDescription("show a project's business hours"))
+
+const slaHoursSet = Command.make("set", {
+  project: projectArgument,
+  zone: Flag.String("zone").pipe(Flag.withDescription("an IANA time zone, e.g. Europe/Berlin")),
+  weekly: Flag.String("weekly").pipe(Flag.withDescription("open hours, e.g. mon-fri=09:00-17:00;sat=10:00-14:00")),
+  holidays: Flag.String("holidays").pipe(Flag.optional, Flag.withDescription("closed dates YYYY-MM-DD, separated by commas")),
+  json
+}, operating(({ holidays, json, project, weekly, zone }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(BusinessHours)({
+      time_zone: zone,
+      weekly: parseWeekly(weekly),
+      holidays: Option.isSome(holidays) ? holidays.value.split(",").map((day) => day.trim()).filter((day) => day !== "") : []
+    })
+    const stored = yield* (yield* Operator).setBusinessHours(yield* requireProject(project), input)
+    yield* json ? printJson(BusinessHours, stored) : Console.log(hoursText(stored))
+  }), { ...typedAs, time_zone: "--zone", weekly: "--weekly", holidays: "--holidays" })).pipe(
+  Command.withDescription("set a project's business hours: a weekly schedule in a time zone, and holidays")
+)
+
+const policiesTable = (list: typeof PolicyList.Type) =>
+  list.policies.length === 0 ? "no SLA policies" : table([
+    ["POS", "ID", "NAME", "FIRST RESPONSE", "RESOLUTION", "HOURS", "CONDITIONS"],
+    ...list.policies.map((policy) => [
+      String(policy.position),
+      policy.policy_id,
+      policy.name,
+      policy.first_response_minutes === null ? "-" : `${policy.first_response_minutes} min`,
+      policy.resolution_minutes === null ? "-" : `${policy.resolution_minutes} min`,
+      policy.hours,
+      policy.conditions.length === 0 ? "every ticket" : policy.conditions.map((c) => `${c.field} ${c.op} ${JSON.stringify(c.value)}`).join(" and ")
+    ])
+  ])
+
+const slaPoliciesList = Command.make(
+  "list",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const list = yield* (yield* Operator).listSlaPolicies(yield* requireProject(project))
+      yield* json ? printJson(PolicyList, list) : Console.log(policiesTable(list))
+    }))
+).pipe(Command.withDescription("list a project's SLA policies in the order they are tried"))
+
+const slaPoliciesCreate = Command.make("create", {
+  project: projectArgument,
+  name: Argument.String("name"),
+  firstResponse: Flag.Int("first-response").pipe(Flag.optional, Flag.withDescription("first-response target in minutes")),
+  resolution: Flag.Int("resolution").pipe(Flag.optional, Flag.withDescription("resolution target in minutes")),
+  business: Flag.Boolean("business").pipe(Flag.withDefault(false), Flag.withDescription("count only the project's business hours")),
+  keepRunning: Flag.Boolean("keep-running-when-waiting").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription("do not pause the resolution clock while the ticket waits on the customer")
+  ),
+  conditions: Flag.String("conditions").pipe(
+    Flag.optional,
+    Flag.withDescription(`as JSON, e.g. '[{"field":"priority","op":"eq","value":"p1_critical"}]'`)
+  ),
+  position: Flag.Int("position").pipe(Flag.optional, Flag.withDescription("where it is tried, from 1; last when left out")),
+  json
+}, operating(({ business, conditions, firstResponse, json, keepRunning, name, position, project, resolution }) =>
+  Effect.gen(function*() {
+    const parsed = Option.isNone(conditions) ? undefined : yield* Effect.try({
+      try: () => JSON.parse(conditions.value) as unknown,
+      catch: () => userError("--conditions must be JSON, e.g. [{\"field\":\"priority\",\"op\":\"eq\",\"value\":\"p1_critical\"}]")
+    })
+    const input = yield* decodeAs(CreatePolicyInput)({
+      name,
+      hours: business ? "business" : "calendar",
+      pause_when_waiting: !keepRunning,
+      ...(parsed === undefined ? {} : { conditions: parsed }),
+      ...(Option.isSome(firstResponse) ? { first_response_minutes: firstResponse.value } : {}),
+      ...(Option.isSome(resolution) ? { resolution_minutes: resolution.value } : {}),
+      ...(Option.isSome(position) ? { position: position.value } : {})
+    })
+    const created = yield* (yield* Operator).createSlaPolicy(yield* requireProject(project), input)
+    yield* json ? printJson(Policy, created) : Console.log(policiesTable({ policies: [created] }))
+  }), {
+  ...typedAs,
+  name: "<name>",
+  first_response_minutes: "--first-response",
+  resolution_minutes: "--resolution",
+  conditions: "--conditions",
+  position: "--position",
+  hours: "--business"
+})).pipe(Command.withDescription("add an SLA policy: targets for the tickets its conditions match"))
+
+const slaPoliciesDelete = Command.make(
+  "delete",
+  { project: projectArgument, policy: Argument.String("policy-id") },
+  operating(({ policy, project }) =>
+    Effect.gen(function*() {
+      const projectId = yield* requireProject(project)
+      const policyId = yield* Schema.decodeUnknownEffect(SlaPolicyId)(policy).pipe(
+        Effect.mapError(() => userError(`no SLA policy ${policy} (\`${self} sla policies list ${projectId}\` shows them)`))
+      )
+      yield* (yield* Operator).deleteSlaPolicy(projectId, policyId)
+      yield* Console.log(`SLA policy ${policy} deleted; tickets it set keep their due times until they change`)
+    }))
+).pipe(Command.withDescription("delete an SLA policy"))
+
+const fieldKeyArgument = Argument.String("key").pipe(Argument.withDescription("the field's key, as tickets' custom_fields name it"))
+
+const fieldsTable = (list: CustomFieldList) =>
+  list.custom_fields.length === 0 ? "no custom fields" : table([
+    ["KEY", "TYPE", "LABEL", "OPTIONS"],
+    ...list.custom_fields.map((field) => [field.key, field.type, field.label, field.options?.join(", ") ?? "-"])
+  ])
+
+/** The project's field of that key; a user error naming it when there is none. */
+const findField = Effect.fn(function*(projectId: ProjectId, key: string) {
+  const list = yield* (yield* Operator).listCustomFields(projectId)
+  const field = list.custom_fields.find((candidate) => candidate.key === key)
+  if (field === undefined) {
+    return yield* userError(`no custom field ${key} in project ${projectId} (\`${self} fields list ${projectId}\` shows them)`)
+  }
+  return field
+})
+
+const fieldsList = Command.make(
+  "list",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const list = yield* (yield* Operator).listCustomFields(yield* requireProject(project))
+      yield* json ? printJson(CustomFieldList, list) : Console.log(fieldsTable(list))
+    }))
+).pipe(Command.withDescription("list a project's custom fields, oldest first"))
+
+const fieldsCreate = Command.make("create", {
+  project: projectArgument,
+  key: fieldKeyArgument,
+  label: Flag.String("label").pipe(Flag.withDescription("the field's name, as agents see it")),
+  type: Flag.String("type").pipe(Flag.withDescription("text, number, boolean, date or select")),
+  options: Flag.String("options").pipe(Flag.optional, Flag.withDescription("a select field's choices, separated by commas")),
+  json
+}, operating(({ json, key, label, options, project, type }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(CreateCustomFieldInput)({
+      key,
+      label,
+      type,
+      ...(Option.isSome(options) ? { options: options.value.split(",").map((option) => option.trim()) } : {})
+    })
+    const projectId = yield* requireProject(project)
+    const created = yield* (yield* Operator).createCustomField(projectId, input)
+    yield* json ? printJson(CustomField, created) : Console.log(fieldsTable({ custom_fields: [created] }))
+  }), { ...typedAs, key: "<key>", label: "--label", type: "--type", options: "--options" })).pipe(
+  Command.withDescription("define a typed field that the project's tickets carry in custom_fields")
+)
+
+const fieldsDelete = Command.make(
+  "delete",
+  { project: projectArgument, key: fieldKeyArgument },
+  operating(({ key, project }) =>
+    Effect.gen(function*() {
+      const projectId = yield* requireProject(project)
+      const field = yield* findField(projectId, key)
+      yield* (yield* Operator).deleteCustomField(projectId, CustomFieldId.make(field.field_id))
+      yield* Console.log(`custom field ${key} deleted, with its values on the project's tickets`)
+    }))
+).pipe(Command.withDescription("delete a custom field and its values on every ticket of the project"))
+
+/**
+ * Sets one custom field value of a ticket (read as the field's type: `12` a number, `true` a
+ * boolean), or removes it (null), as the operator API's PATCH does; a value that does not fit
+ * goes as typed, so the API's refusal names the rule.
+ */
+const changeField = (options: { project: string; ticket: string; key: string; text: string | null; json: boolean }) =>
+  Effect.gen(function*() {
+    const { projectId, ticketId } = yield* findTicket(options.project, options.ticket)
+    const field = yield* findField(projectId, options.key)
+    const fitted = options.text === null ? undefined : fitText(field, options.text)
+    const value = fitted === undefined ? null : "value" in fitted ? fitted.value : options.text
+    const input = yield* decodeAs(UpdateTicketInput)({ custom_fields: { [options.key]: value } })
+    const updated = yield* (yield* Operator).updateTicket(projectId, ticketId, input)
+    if (options.json) return yield* printJson(AdminTicket, updated)
+    yield* Console.log(`#${updated.ticket_number}  custom fields: ${JSON.stringify(updated.custom_fields)}`)
+  })
+
+const ticketsSetField = Command.make("set-field", {
+  project: projectArgument,
+  ticket: ticketArgument,
+  key: fieldKeyArgument,
+  value: Argument.String("value").pipe(Argument.withDescription("read as the field's type: 12, true, 2027-03-01, pro")),
+  json
+}, operating(({ json, key, project, ticket, value }) => changeField({ project, ticket, key, text: value, json }))).pipe(
+  Command.withDescription("set a custom field of a ticket")
+)
+
+const ticketsUnsetField = Command.make(
+  "unset-field",
+  { project: projectArgument, ticket: ticketArgument, key: fieldKeyArgument, json },
+  operating(({ json, key, project, ticket }) => changeField({ project, ticket, key, text: null, json }))
+).pipe(Command.withDescription("remove a custom field's value from a ticket"))
+
 const agentsCreate = Command.make("create", {
   project: projectArgument,
   email: Flag.String("email").pipe(Flag.withDescription("the agent's address, as replies and assignments name it")),
@@ -549,6 +818,57 @@ const mailAddress = Command.make("address", {
     Command.withDescription("set the address mail to the project is sent to (one project's only), or --remove it")
   )
 
+const satisfactionBlock = (summary: SatisfactionSummary) =>
+  [
+    `ratings: ${summary.ratings}`,
+    `score:   ${summary.score === null ? "-" : `${Math.round(summary.score * 100)}% rated 4-5 or good`}`,
+    `average: ${summary.average ?? "-"} (1-5)`,
+    `good:    ${summary.good}`,
+    `bad:     ${summary.bad}`,
+    `by rating: ${Object.entries(summary.distribution).map(([rating, n]) => `${rating}=${n}`).join(" ")}`
+  ].join("\n")
+
+const satisfactionShow = Command.make(
+  "show",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const summary = yield* (yield* Operator).satisfactionSummary(yield* requireProject(project))
+      yield* json ? printJson(SatisfactionSummary, summary) : Console.log(satisfactionBlock(summary))
+    }))
+).pipe(Command.withDescription("the ratings of a project's resolved tickets: count, score, average and spread"))
+
+const settingsBlock = (settings: SatisfactionSettings) =>
+  `asking:  ${settings.enabled ? "on" : "off"}\nscale:   ${settings.scale}\ndelay:   ${settings.delay_minutes} minutes`
+
+const satisfactionSettings = Command.make("settings", {
+  project: projectArgument,
+  off: Flag.Boolean("off").pipe(Flag.withDefault(false), Flag.withDescription("stop asking contacts to rate resolved tickets")),
+  on: Flag.Boolean("on").pipe(Flag.withDefault(false), Flag.withDescription("ask contacts to rate resolved tickets")),
+  scale: Flag.String("scale").pipe(Flag.optional, Flag.withDescription("five (1-5) or good_bad")),
+  delay: Flag.String("delay").pipe(Flag.optional, Flag.withDescription("minutes after the resolution to ask"))
+}, operating(({ delay, off, on, project, scale }) =>
+  Effect.gen(function*() {
+    if (off && on) return yield* userError("--on and --off cannot go together")
+    const delayText = Option.getOrUndefined(delay)?.trim()
+    if (delayText !== undefined && !/^-?\d+(\.\d+)?$/.test(delayText)) {
+      return yield* userError("--delay must be a number of minutes")
+    }
+    const input = yield* decodeAs(UpdateSatisfactionSettings)({
+      ...(off || on ? { enabled: on } : {}),
+      ...(Option.isSome(scale) ? { scale: scale.value } : {}),
+      ...(delayText === undefined ? {} : { delay_minutes: Number(delayText) })
+    })
+    const projectId = yield* requireProject(project)
+    const operator = yield* Operator
+    const settings = Object.keys(input).length === 0
+      ? yield* operator.getSatisfactionSettings(projectId)
+      : yield* operator.updateSatisfactionSettings(projectId, input)
+    yield* Console.log(settingsBlock(settings))
+  }), { ...typedAs, scale: "--scale", delay_minutes: "--delay", enabled: "--on/--off" })).pipe(
+    Command.withDescription("show, or change with --on/--off, --scale and --delay, how a project asks for ratings")
+  )
+
 const demo = Command.make(
   "demo",
   {},
@@ -596,13 +916,34 @@ const cli = Command.make(self).pipe(
       Command.withDescription("add and list the agents who answer a project's tickets"),
       Command.withSubcommands([agentsCreate, agentsList])
     ),
+    Command.make("sla").pipe(
+      Command.withDescription("service levels: business hours and SLA policies"),
+      Command.withSubcommands([
+        Command.make("hours").pipe(
+          Command.withDescription("a project's business hours"),
+          Command.withSubcommands([slaHoursShow, slaHoursSet])
+        ),
+        Command.make("policies").pipe(
+          Command.withDescription("a project's SLA policies"),
+          Command.withSubcommands([slaPoliciesList, slaPoliciesCreate, slaPoliciesDelete])
+        )
+      ])
+    ),
+    Command.make("fields").pipe(
+      Command.withDescription("define, list and delete the typed custom fields a project's tickets carry"),
+      Command.withSubcommands([fieldsList, fieldsCreate, fieldsDelete])
+    ),
     Command.make("articles").pipe(
       Command.withDescription("import a project's help-centre articles"),
       Command.withSubcommands([articlesImport])
     ),
     Command.make("tickets").pipe(
-      Command.withDescription("list, show, answer, assign and move a project's tickets"),
-      Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus])
+      Command.withDescription("list, show, answer, assign, move and merge a project's tickets"),
+      Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus, ticketsMerge, ticketsSetField, ticketsUnsetField])
+    ),
+    Command.make("satisfaction").pipe(
+      Command.withDescription("what contacts rated their resolved tickets, and how a project asks them"),
+      Command.withSubcommands([satisfactionShow, satisfactionSettings])
     ),
     demo,
     adminToken

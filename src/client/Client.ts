@@ -13,6 +13,9 @@ import type {
   CreateTicketInput,
   Health,
   PublicArticle,
+  RateInput,
+  RatingRecorded,
+  RatingRequest,
   SearchResponse,
   SearchType,
   StreamEvent,
@@ -283,6 +286,22 @@ export interface SupportClient {
     attachment: Attachment | string,
     options?: DownloadAttachmentOptions
   ): Promise<DownloadedAttachment>
+  /**
+   * `GET /v1/ratings/:token`: what a rating link (`…/rate/<token>` in a resolved ticket's mail)
+   * asks about, and the rating once given. The token is the credential: no key is sent.
+   */
+  getRating(token: string, options?: CallOptions): Promise<RatingRequest>
+  /**
+   * `POST /v1/ratings/:token`: records the contact's rating (1-5, or `good`/`bad`, as the
+   * project asks) and an optional comment, once: a second is a 409 `CONFLICT`. No key is sent.
+   */
+  rate(token: string, input: RateInput, options?: CallOptions): Promise<RatingRecorded>
+  /**
+   * `POST /v1/tickets/:id/rating`: the same for a ticket whose contact was asked (its
+   * `satisfaction` is not null), once. A `widget` key gives `ticketToken` (or is the ticket's
+   * verified visitor).
+   */
+  rateTicket(ticketId: string, input: RateInput, options?: CallOptions & TicketAccessOptions): Promise<RatingRecorded>
 }
 
 interface Call {
@@ -514,6 +533,11 @@ export const createClient = (options: ClientOptions): SupportClient => {
       throw new TypeError(`${given} is not a URL of the service at ${baseUrl}: the key is not sent there`)
     }
     return `/v1/attachments/${encodeURIComponent(given)}`
+  }
+
+  const ratingPath = (token: string) => {
+    if (typeof token !== "string" || token === "") throw new TypeError("token is required")
+    return `/v1/ratings/${encodeURIComponent(token)}`
   }
 
   const ticketPath = (ticketId: string) => {
@@ -788,6 +812,22 @@ export const createClient = (options: ClientOptions): SupportClient => {
       // no Idempotency-Key (uploads take none): like every POST without one, only a 429 is retried
       return send<Upload>({ method: "POST", path: "/v1/uploads", form, options: callOptions })
     },
+
+    getRating: async (token, callOptions) =>
+      send<RatingRequest>({ method: "GET", path: ratingPath(token), authenticated: false, options: callOptions }),
+
+    // not repeated after a network failure: the rating may have been recorded, and a repeat would be a 409
+    rate: async (token, input, callOptions) =>
+      send<RatingRecorded>({ method: "POST", path: ratingPath(token), body: input, authenticated: false, options: callOptions }),
+
+    rateTicket: async (ticketId, input, callOptions) =>
+      send<RatingRecorded>({
+        method: "POST",
+        path: `${ticketPath(ticketId)}/rating`,
+        body: input,
+        access: accessOf(callOptions),
+        options: callOptions
+      }),
 
     downloadAttachment: async (attachment, callOptions) => {
       const path = attachmentPath(attachment)

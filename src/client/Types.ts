@@ -37,7 +37,18 @@ export interface CreateTicketInput {
   readonly metadata?: Record<string, unknown> | null
   /** At most 10 `upload_id`s of `uploadFile`, each named once: the opening message's files. */
   readonly attachment_ids?: ReadonlyArray<string> | null
+  /**
+   * Values of the project's custom fields by key, each checked against its field's type (a key the
+   * project has no field for, or a value that does not fit, is a 400 naming it).
+   */
+  readonly custom_fields?: { readonly [key: string]: CustomFieldValue | null } | null
 }
+
+/**
+ * A custom field's value: text (1 to 1,000 characters), a number, `true`/`false`, a date
+ * (`YYYY-MM-DD`, as text) or one of a select field's options (text).
+ */
+export type CustomFieldValue = string | number | boolean
 
 /** Answer of `POST /v1/tickets` (202: triage and the rest follow in the background). */
 export interface CreatedTicket {
@@ -99,6 +110,8 @@ interface TicketFields {
   readonly category: Category | null
   readonly created_at: string
   readonly updated_at: string
+  /** The ticket's custom field values by key; `{}` when it has none. */
+  readonly custom_fields: { readonly [key: string]: CustomFieldValue }
 }
 
 /** A ticket with its public conversation, oldest message first. */
@@ -108,6 +121,50 @@ export interface Ticket extends TicketFields {
   /** The opening message's files. */
   readonly attachments: ReadonlyArray<Attachment>
   readonly messages: ReadonlyArray<Message>
+  /**
+   * The ticket this one was merged into, where its conversation now lives (read that one, with
+   * the same `ticketToken`); null unless merged.
+   */
+  readonly merged_into_id: string | null
+  /** The contact's rating, once they were asked (after the ticket was resolved); null until asked. */
+  readonly satisfaction: Satisfaction | null
+}
+
+/** How a project asks for ratings: 1 (poor) to 5 (great), or good/bad. */
+export type SatisfactionScale = "five" | "good_bad"
+
+/** A rating: an integer 1-5 on the `five` scale, `good` or `bad` on `good_bad`. */
+export type Rating = number | "good" | "bad"
+
+/** A ticket's rating request; `rating` is null until the contact answers. */
+export interface Satisfaction {
+  readonly scale: SatisfactionScale
+  readonly rating: Rating | null
+  readonly comment: string | null
+  readonly rated_at: string | null
+}
+
+/** Body of `POST /v1/ratings/:token` and `POST /v1/tickets/:id/rating`. */
+export interface RateInput {
+  readonly rating: Rating
+  /** At most 2,000 characters. */
+  readonly comment?: string | null
+}
+
+/** Answer of `GET /v1/ratings/:token`: what the link asks about, and the rating once given. */
+export interface RatingRequest extends Satisfaction {
+  readonly ticket_number: number
+  readonly subject: string
+}
+
+/** Answer of a recorded rating (201). */
+export interface RatingRecorded {
+  readonly ticket_number: number
+  readonly subject: string
+  readonly scale: SatisfactionScale
+  readonly rating: Rating
+  readonly comment: string | null
+  readonly rated_at: string
 }
 
 /** One ticket of a contact's list: the fields of the read, without the conversation. */
@@ -266,6 +323,8 @@ export type TicketCreatedEvent = EventOf<"ticket_created", {
   readonly priority: Priority
   readonly sender_email: string | null
   readonly created_at: string
+  /** Present only when the ticket was created with custom field values. */
+  readonly custom_fields?: { readonly [key: string]: CustomFieldValue }
 }>
 
 /** `ticket_replied`: a public message was added. */

@@ -28,7 +28,8 @@ const facts: TicketFacts = {
   source: "widget",
   tags: ["VIP", "refund"],
   sender_email: "jane@example.com",
-  message_body: "Where is my Invoice for March?"
+  message_body: "Where is my Invoice for March?",
+  custom_fields: { plan: "Pro", seats: 12, renewal: "2027-03-01", vip: true }
 }
 
 const when = (field: Condition["field"], op: Condition["op"], value: Condition["value"]): Condition =>
@@ -96,6 +97,24 @@ describe("automation conditions", () => {
     expect(matches([when("status", "eq", "open"), when("tags", "eq", "vip")], facts)).toBe(true)
     expect(matches([when("status", "eq", "open"), when("tags", "eq", "urgent")], facts)).toBe(false)
     expect(matches([when("status", "eq", "closed"), when("tags", "eq", "vip")], facts)).toBe(false)
+  })
+
+  it("custom fields: values as text for eq/neq/in/contains, numbers by size and dates in order for gt/lt", () => {
+    expect(matches([when("custom_fields.plan", "eq", "pro")], facts)).toBe(true)
+    expect(matches([when("custom_fields.plan", "in", ["free", "PRO"])], facts)).toBe(true)
+    expect(matches([when("custom_fields.plan", "neq", "pro")], facts)).toBe(false)
+    expect(matches([when("custom_fields.seats", "eq", "12")], facts)).toBe(true)
+    expect(matches([when("custom_fields.vip", "eq", "true")], facts)).toBe(true)
+    expect(matches([when("custom_fields.seats", "gt", "9")], facts)).toBe(true)
+    expect(matches([when("custom_fields.seats", "gt", "12")], facts)).toBe(false)
+    expect(matches([when("custom_fields.seats", "lt", "100")], facts)).toBe(true)
+    expect(matches([when("custom_fields.renewal", "gt", "2027-02-28")], facts)).toBe(true)
+    expect(matches([when("custom_fields.renewal", "lt", "2027-02-28")], facts)).toBe(false)
+    // no value (and no inherited `constructor`): only neq holds
+    expect(matches([when("custom_fields.region", "eq", "eu")], facts)).toBe(false)
+    expect(matches([when("custom_fields.region", "neq", "eu")], facts)).toBe(true)
+    expect(matches([when("custom_fields.constructor", "contains", "")], facts)).toBe(false)
+    expect(matches([when("custom_fields.seats", "gt", "1")], { ...facts, custom_fields: {} })).toBe(false)
   })
 })
 
@@ -239,7 +258,7 @@ describe.each(databaseKinds)("automation rules on %s", (kind) => {
         expect(response.status).toBe(400)
         // CONTRACT: validation messages name the field; the field here is `event`, a single name
         expect(response.body.error.message).toBe(
-          "event must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned"
+          "event must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned, ticket_sla_breached, ticket_rated, ticket_merged"
         )
       }))
 

@@ -110,7 +110,8 @@ const createTicket = (instance: Instance, projectId: ProjectId, i: number) =>
       senderVerified: true,
       metadata: null,
       createdAt,
-      visitorSub: null
+      visitorSub: null,
+      customFields: null
     }, ticketCreatedJobs(event, { errorTracker: false }))
     return id
   })

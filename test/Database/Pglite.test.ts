@@ -51,7 +51,12 @@ describe("the embedded database", () => {
         { migration_id: 14, name: "event_positions" },
         { migration_id: 15, name: "key_limits_and_identity" },
         { migration_id: 16, name: "ticket_visitors" },
-        { migration_id: 17, name: "mail_and_attachments" }
+        { migration_id: 17, name: "mail_and_attachments" },
+        { migration_id: 18, name: "webhook_all_events" },
+        { migration_id: 19, name: "custom_fields" },
+        { migration_id: 20, name: "merge" },
+        { migration_id: 21, name: "satisfaction" },
+        { migration_id: 22, name: "sla" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

@@ -73,11 +73,16 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
           "Operator API",
           "Operator API: webhooks",
           "Operator API: automation rules",
+          "Operator API: service levels",
+          "Operator API: custom fields",
+          "Operator API: merging tickets",
           "Operator API: events",
           "Inbound mail",
           "Operator API: mail",
           "Operator API: attachments",
           "Operator API: metrics",
+          "Satisfaction",
+          "Operator API: satisfaction",
           "Widget"
         ])
         for (const tag of tags) {

@@ -346,7 +346,8 @@ describe.each(databaseKinds)("input checks on %s", (kind) => {
             path: `/v1/admin/projects/${f.projectId}/webhooks`,
             key: adminToken,
             body: { url: "https://hooks.example/", events: ["ticket_created", "ticket_exploded"] },
-            message: "events[1] must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned"
+            message:
+              "events[1] must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned, ticket_sla_breached, ticket_rated, ticket_merged"
           }
         ]
         for (const answer of yield* answers(server, cases)) expect(answer.got, answer.call).toEqual(answer.expected)

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import type { TicketListQuery } from "../../src/Domain/Ticket.ts"
+import { type TicketListQuery, TicketOrders } from "../../src/Domain/Ticket.ts"
 import { createAgent, createTicket, updateTicket } from "../support/Calls.ts"
 import { databaseKinds } from "../support/Databases.ts"
 import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
@@ -97,8 +97,8 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         const wire = yield* Effect.promise(() =>
           server.request("GET", `/v1/admin/projects/${projectId}/tickets?limit=1`, { key: adminToken }))
         expect(Object.keys(wire.body.tickets[0]).sort()).toEqual([
-          "assignee", "category", "created_at", "priority", "sender_email", "sender_name", "sender_verified", "source",
-          "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
+          "assignee", "category", "created_at", "custom_fields", "priority", "sender_email", "sender_name", "sender_verified", "sla_breached",
+          "sla_due_at", "source", "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
         ])
       }))
 
@@ -167,7 +167,7 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         refused(yield* get("priority=urgent"), "priority must be one of p1_critical, p2_high, p3_medium, p4_low")
         refused(yield* get("category=misc"), "category must be one of billing, bug, account, feature_request, question, other")
         refused(yield* get("source=fax"), "source must be one of api, widget, email, form")
-        refused(yield* get("sort=oldest"), "sort must be one of created, updated")
+        refused(yield* get("sort=oldest"), `sort must be one of ${TicketOrders.join(", ")}, or custom_field:<key>`)
         refused(yield* get("limit=0"), "limit must be at least 1")
         refused(yield* get("limit=101"), "limit must be at most 100")
         refused(yield* get("limit=ten"), "limit must be an integer")
@@ -350,7 +350,7 @@ describe.each(databaseKinds)("lists on %s", (kind) => {
         expect(wire.body.next_cursor).toBeNull()
         expect(wire.body.tickets).toHaveLength(5)
         expect(Object.keys(wire.body.tickets[0]).sort()).toEqual([
-          "category", "created_at", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number",
+          "category", "created_at", "custom_fields", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number",
           "updated_at"
         ])
         const none = yield* Effect.promise(() => server.request("GET", "/v1/tickets?contact_email=nobody@example.com", { key: a.key }))

@@ -28,6 +28,7 @@ import { TicketsHttpLive } from "../../src/Tickets/Http.ts"
 import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/TicketsRepo.ts"
+import { CustomFieldsRepo } from "../../src/Fields/Repo.ts"
 import { defaultSettings, fullKeyOf, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
@@ -43,6 +44,7 @@ const stored: Ticket = {
   category: "account",
   created_at: "2026-11-28T10:00:00.000Z",
   updated_at: "2026-11-28T10:05:00.000Z",
+  custom_fields: {},
   body: "It says my password is wrong",
   attachments: [],
   messages: [{
@@ -52,7 +54,9 @@ const stored: Ticket = {
     body: "Still broken",
     created_at: "2026-11-28T10:05:00.000Z",
     attachments: []
-  }]
+  }],
+  merged_into_id: null,
+  satisfaction: null
 }
 
 /** A repository that holds the one ticket above, and records what it is asked to write. */
@@ -79,6 +83,8 @@ const served = (written: Array<{ row: NewTicketRow; jobs: ReadonlyArray<NewJob> 
           makeTestLayer(AgentsRepo)({}),
           // files come only with attachment_ids or a mail, which these tests do not send
           makeTestLayer(Attachments)({}),
+          // definitions are read only for custom_fields, which these tests do not send
+          makeTestLayer(CustomFieldsRepo)({}),
           CursorKey.layerFrom("handlers-test"),
           defaultSettings
         ])

@@ -19,6 +19,7 @@ import { ContactsRepo } from "../../src/Tickets/ContactsRepo.ts"
 import { MessagesRepo } from "../../src/Tickets/MessagesRepo.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
 import { type NewTicketRow, TicketsRepo } from "../../src/Tickets/TicketsRepo.ts"
+import { CustomFieldsRepo } from "../../src/Fields/Repo.ts"
 import { configLayer } from "../support/Layers.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
@@ -39,7 +40,9 @@ const recordingRepo = () => {
     makeTestLayer(ContactsRepo)({}),
     makeTestLayer(AgentsRepo)({}),
     // files come only with attachment_ids or a mail, which these tests do not send
-    makeTestLayer(Attachments)({})
+    makeTestLayer(Attachments)({}),
+    // definitions are read only for custom_fields, which these tests do not send
+    makeTestLayer(CustomFieldsRepo)({})
   )
   return { written, tagged, layer }
 }

@@ -37,7 +37,7 @@ export const ensureWidgetBuilt = async (): Promise<string | undefined> => {
     bundle: true,
     minify: true,
     format: "iife",
-    target: "es2019",
+    target: "es2020",
     outfile,
     logLevel: "warning"
   })

@@ -223,9 +223,10 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
       priority: "p2_high"
     })
     expect(Object.keys(ticket).sort()).toEqual(
-      ["attachments", "body", "category", "created_at", "messages", "priority", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+      ["attachments", "body", "category", "created_at", "custom_fields", "merged_into_id", "messages", "priority", "satisfaction", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
     )
     expect(ticket.body).toBe("The export button spins forever.")
+    expect(ticket.merged_into_id).toBeNull()
     expect(ticket.attachments).toEqual([])
 
     const first = await support.addMessage(created.ticket_id, { body: "Still broken.", contact_email: "ada@example.com" })
@@ -250,7 +251,7 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     const first = await support.listTickets("Grace@Example.com", { limit: 2 })
     expect(first.tickets.map((t) => t.ticket_id)).toEqual([filed[2], filed[1]])
     expect(Object.keys(first.tickets[0]!).sort()).toEqual(
-      ["category", "created_at", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
+      ["category", "created_at", "custom_fields", "priority", "sender_verified", "status", "subject", "ticket_id", "ticket_number", "updated_at"]
     )
     expect(first.tickets[0]!.sender_verified).toBe(true)
     const rest = await support.listTickets("grace@example.com", { limit: 2, cursor: first.next_cursor! })
@@ -273,6 +274,67 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     expect(resolved.status).toBe("resolved")
     await support.addMessage(ticket_id, { body: "It came back." })
     expect((await support.getTicket(ticket_id)).status).toBe("open")
+  })
+
+  it("createTicket with custom_fields: the reads show them, and a value that does not fit is an ApiError naming it", async () => {
+    await operator((admin) =>
+      admin.customFields.create({
+        params: { pid: project.projectId },
+        payload: { key: "plan", label: "Plan", type: "select", options: ["free", "pro"] }
+      }))
+    await operator((admin) =>
+      admin.customFields.create({ params: { pid: project.projectId }, payload: { key: "seats", label: "Seats", type: "number" } }))
+    // a key the project has no field for is refused, even unset
+    const unknown = await apiError(support.createTicket({ subject: "Fields", body: "x", custom_fields: { plan: "pro", other: null } }))
+    expect([unknown.status, unknown.message]).toEqual([400, "custom_fields.other is not a custom field of this project"])
+    const { ticket_id } = await support.createTicket({ subject: "Fields", body: "x", custom_fields: { plan: "pro", seats: 12 } })
+    expect((await support.getTicket(ticket_id)).custom_fields).toEqual({ plan: "pro", seats: 12 })
+    const refused = await apiError(support.createTicket({ subject: "Fields", body: "x", custom_fields: { seats: "12" } }))
+    expect([refused.status, refused.code, refused.message]).toEqual([400, "VALIDATION_ERROR", "custom_fields.seats must be a number"])
+  })
+
+  it("getRating and rate with a link's token and no key, once; rateTicket with the key, once", async () => {
+    // a request as the pipeline makes it when a resolved ticket's contact is asked, with a token of the test's own
+    const asked = async (ticketId: string) => {
+      const token = `csat_${btoa(String.fromCharCode(...randomBytes(32))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`
+      const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)))
+      await service.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.orDie(sql`INSERT INTO satisfaction_requests (project_id, ticket_id, token_hash, scale, requested_at)
+          VALUES (${project.projectId}, ${ticketId}, ${hash}, 'five', now())`)))
+      return token
+    }
+    const { ticket_id, ticket_number } = await support.createTicket({ subject: "Rate me", body: "x" })
+    const token = await asked(ticket_id)
+    const keyless = createClient({ apiKey: "tf_not_a_key", baseUrl: service.baseUrl })
+    expect(await keyless.getRating(token)).toEqual({
+      ticket_number,
+      subject: "Rate me",
+      scale: "five",
+      rating: null,
+      comment: null,
+      rated_at: null
+    })
+    const rated = await keyless.rate(token, { rating: 5, comment: "Great" })
+    expect(rated).toEqual({
+      ticket_number,
+      subject: "Rate me",
+      scale: "five",
+      rating: 5,
+      comment: "Great",
+      rated_at: expect.stringMatching(/Z$/)
+    })
+    const twice = await apiError(keyless.rate(token, { rating: 1 }))
+    expect([twice.status, twice.code]).toEqual([409, "CONFLICT"])
+    expect((await support.getTicket(ticket_id)).satisfaction).toEqual({ scale: "five", rating: 5, comment: "Great", rated_at: rated.rated_at })
+    const bad = await apiError(keyless.rate(token.slice(0, -1), { rating: 1 }))
+    expect([bad.status, bad.code, bad.message]).toEqual([404, "NOT_FOUND", "rating not found"])
+
+    const other = await support.createTicket({ subject: "Rate me too", body: "y" })
+    const notAsked = await apiError(support.rateTicket(other.ticket_id, { rating: 3 }))
+    expect([notAsked.status, notAsked.code]).toEqual([409, "CONFLICT"])
+    await asked(other.ticket_id)
+    expect(await support.rateTicket(other.ticket_id, { rating: 3 })).toMatchObject({ rating: 3, comment: null })
+    expect((await apiError(support.rateTicket(other.ticket_id, { rating: 3 }))).status).toBe(409)
   })
 
   it("createTicket sends an Idempotency-Key of its own: a retry after a lost answer files one ticket", async () => {

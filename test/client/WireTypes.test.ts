@@ -16,6 +16,7 @@ import type {
   TicketCreated
 } from "../../src/Domain/Ticket.ts"
 import type { Attachment, Upload } from "../../src/Domain/Attachment.ts"
+import type { RateInput, RatingRecorded, RatingRequest } from "../../src/Domain/Satisfaction.ts"
 import type { Health } from "../../src/Health/Api.ts"
 import type { EventKind } from "../../src/Domain/Events.ts"
 import type { Category, Priority, Statuses } from "../../src/Domain/Fields.ts"
@@ -36,11 +37,14 @@ describe("the client's wire types are the service's", () => {
     expectTypeOf<Client.Health>().toEqualTypeOf<typeof Health.Type>()
     expectTypeOf<Client.Attachment>().toEqualTypeOf<Attachment>()
     expectTypeOf<Client.Upload>().toEqualTypeOf<Upload>()
+    expectTypeOf<Client.RatingRequest>().toEqualTypeOf<typeof RatingRequest.Type>()
+    expectTypeOf<Client.RatingRecorded>().toEqualTypeOf<typeof RatingRecorded.Type>()
   })
 
   it("requests: the fields the service accepts, as it receives them", () => {
     expectTypeOf<Mutable<Client.CreateTicketInput>>().toEqualTypeOf<Mutable<typeof CreateTicketInput.Encoded>>()
     expectTypeOf<Mutable<Client.AddMessageInput>>().toEqualTypeOf<Mutable<typeof AddMessageInput.Encoded>>()
+    expectTypeOf<Mutable<Client.RateInput>>().toEqualTypeOf<Mutable<typeof RateInput.Encoded>>()
   })
 
   it("names", () => {

@@ -175,6 +175,10 @@ export async function download(config: WidgetConfig, ticket: TicketRef, url: str
 export const claimTicket = (config: WidgetConfig, ticket: TicketRef) =>
   call(config, "claiming a ticket", ticketPath(ticket, "/claim"), { method: "POST", ticket })
 
+/** The visitor's rating of a resolved ticket they were asked about; a second is a 409. */
+export const rateTicket = (config: WidgetConfig, ticket: TicketRef, rating: number | string) =>
+  call(config, "rating the ticket", ticketPath(ticket, "/rating"), { method: "POST", ticket, payload: { rating } })
+
 /** A public message; the visitor's opening message is one too (id `opening`). */
 export interface Msg {
   readonly id: string
@@ -191,21 +195,26 @@ export interface TicketView {
   readonly ticket_number?: number
   /** Oldest first, the opening message first when the service gives it. */
   readonly messages: Msg[]
+  /** Set once the visitor was asked to rate the resolved ticket. */
+  readonly satisfaction?: { readonly scale: string; readonly rating: unknown } | null
 }
 
 export const isMsg = (m: any): m is Msg => m && typeof m.id === "string" && typeof m.body === "string"
 
-/** The ticket's status and public conversation, as its visitor may read it. */
-export async function readTicket(config: WidgetConfig, ticket: TicketRef): Promise<Outcome & { ticket?: TicketView }> {
+/** The ticket's status and public conversation, as its visitor may read it; `into` the ticket it was merged into, whose read it is then. */
+export async function readTicket(config: WidgetConfig, ticket: TicketRef): Promise<Outcome & { ticket?: TicketView; into?: string }> {
   const outcome = await call(config, "reading the ticket", ticketPath(ticket), { ticket })
   if (outcome.kind !== "ok") return outcome
   const data = outcome.data
   if (typeof data?.status !== "string") return { kind: "unreachable" }
+  // merged: the conversation lives on in the target, which this ticket's secret opens too
+  const into = data.merged_into_id
+  if (into) return { ...(await readTicket(config, { ...ticket, ticket_id: into })), into }
   const messages: Msg[] = (Array.isArray(data.messages) ? data.messages : []).filter(isMsg)
   if (typeof data.body === "string") {
     messages.unshift({ id: "opening", author_type: "contact", body: data.body, created_at: data.created_at, attachments: data.attachments })
   }
-  return { ...outcome, ticket: { status: data.status, subject: data.subject, ticket_number: data.ticket_number, messages } }
+  return { ...outcome, ticket: { status: data.status, subject: data.subject, ticket_number: data.ticket_number, messages, satisfaction: data.satisfaction } }
 }
 
 /** A verified visitor's tickets, on any device (GET /v1/tickets with X-Visitor-Token). */

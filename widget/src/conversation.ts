@@ -1,6 +1,6 @@
 import { randomId } from "../../src/client/randomId.ts"
 import type { Attachment } from "../../src/client/Types.ts"
-import { addReply, claimTicket, download, isMsg, listTickets, type Msg, type Outcome, readTicket, retrySeconds, type TicketRef, type TicketView } from "./api.ts"
+import { addReply, claimTicket, rateTicket, download, isMsg, listTickets, type Msg, type Outcome, readTicket, retrySeconds, type TicketRef, type TicketView } from "./api.ts"
 import { picker, sizeText } from "./attach.ts"
 import type { WidgetConfig } from "./config.ts"
 import { backButton, h, heading, viewSection } from "./dom.ts"
@@ -79,6 +79,7 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   const convTitle = heading("conversation-title")
   const convStatus = h("p", { class: "m st", "data-testid": "conversation-status" })
   const reconnecting = h("p", { class: "m st", "data-testid": "reconnecting", hidden: true }, MESSAGES.reconnecting)
+  const rating = h("p", { class: "m", "data-testid": "rating", hidden: true })
   const messages = h("ol", { class: "c", "data-testid": "messages", "aria-label": "Conversation" })
   const empty = h("p", { class: "m st", "data-testid": "no-messages", hidden: true }, MESSAGES.noMessages)
   // scrolled by keyboard too: a stop of its own in the Tab order
@@ -108,7 +109,7 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
   const conv: View = {
     element: viewSection(
       "conversation",
-      h("div", { class: "ch" }, convBack, convTitle, convStatus, reconnecting),
+      h("div", { class: "ch" }, convBack, convTitle, convStatus, rating, reconnecting),
       thread,
       notice,
       convLive,
@@ -201,8 +202,29 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
 
   const showStatus = (status: string) => (convStatus.textContent = `Status: ${statusText(status)}`)
 
+  /** Once asked (the ticket was resolved), the rating's buttons; once rated, thanks. */
+  const showRating = (asked: TicketView["satisfaction"]) => {
+    rating.hidden = !asked
+    if (!asked) return
+    if (asked.rating != null) return void (rating.textContent = MESSAGES.rated)
+    rating.replaceChildren(
+      MESSAGES.rate,
+      ...(asked.scale == "five" ? [1, 2, 3, 4, 5] : ["good", "bad"]).map((value) => {
+        const button = h("button", { type: "button", class: "r" }, `${value}`)
+        button.onclick = async () => {
+          const outcome = await rateTicket(config, current!, value)
+          // a 409 is an answer given before, from the mail's link or another tab
+          if (outcome.kind == "ok" || outcome.kind == "rejected") showRating({ ...asked, rating: value })
+          else notice.textContent = problem(outcome)
+        }
+        return button
+      })
+    )
+  }
+
   const render = (ticket: TicketView) => {
     showStatus(ticket.status)
+    showRating(ticket.satisfaction)
     let fresh = false
     // replies that arrive after the first read are announced; the conversation as opened is not
     const announce = seen.size > 0
@@ -231,9 +253,17 @@ export function conversation(config: WidgetConfig, store: RequestStore, panel: P
       return "gone" as const
     }
     if (outcome.kind === "ok") {
-      store.update(ticket.ticket_id, { status: outcome.ticket!.status })
+      const t = outcome.ticket!
+      if (outcome.into) {
+        // merged: the request is the target now, opened with the same secret
+        const moved = { ...ticket, ticket_id: outcome.into, ticket_number: t.ticket_number!, subject: t.subject! }
+        store.update(ticket.ticket_id, moved)
+        if (here) openConversation(moved)
+        return "gone" as const
+      }
+      store.update(ticket.ticket_id, { status: t.status })
       if (here && notice.textContent !== MESSAGES.whoAreYou) notice.textContent = ""
-      return here && render(outcome.ticket!) ? ("fresh" as const) : ("same" as const)
+      return here && render(t) ? ("fresh" as const) : ("same" as const)
     }
     if (here && outcome.kind !== "unreachable") notice.textContent = problem(outcome)
     return outcome.kind === "rate-limited" ? retrySeconds(outcome) * 1000 : ("same" as const)

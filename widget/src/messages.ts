@@ -20,5 +20,7 @@ export const MESSAGES = {
   uploading: "Uploading the file…",
   tooLarge: "The file is too large: choose one of at most 10 MB.",
   noFile: "The file could not be downloaded. Please try again.",
-  fileAgain: "The file could not be attached. Please try again."
+  fileAgain: "The file could not be attached. Please try again.",
+  rate: "How did we do? ",
+  rated: "Thanks for your rating!"
 }
