@@ -1,8 +1,7 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AgentsRepo } from "../Admin/Repo.ts"
-import { type Condition, type CreateRuleInput, customFieldCondition, type RuleRun } from "../Domain/Automation.ts"
-import { type FieldDefinition, fitText, notAField } from "../Domain/CustomField.ts"
-import { CustomFieldsRepo } from "../Fields/Repo.ts"
+import type { CreateRuleInput, RuleRun } from "../Domain/Automation.ts"
+import { CustomFields } from "../Fields/CustomFields.ts"
 import { NotFound, ValidationError } from "../Domain/Errors.ts"
 import { changeEvents, type ServiceEvent } from "../Domain/Events.ts"
 import { Priorities, type Priority, type Status, Statuses } from "../Domain/Fields.ts"
@@ -23,7 +22,7 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
     const tickets = yield* TicketsRepo
     const agents = yield* AgentsRepo
     const projects = yield* Projects
-    const customFields = yield* CustomFieldsRepo
+    const fields = yield* CustomFields
 
     const invalid = (message: string) => new ValidationError({ message })
 
@@ -55,52 +54,9 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
           return { type: action.type, value }
         }))
 
-    /**
-     * Conditions on custom fields name a field of the project, and their values are read as its
-     * type (`12.50` as 12.5, `true`), so a run compares like with like; `gt` and `lt` only on a
-     * number or a date field. The project's fields are read only when a condition names one.
-     */
-    const checkConditions = Effect.fnUntraced(function*(projectId: ProjectId, conditions: ReadonlyArray<Condition>) {
-      const checked: Array<Condition> = []
-      let fields: ReadonlyMap<string, FieldDefinition> | undefined
-      for (const [i, condition] of conditions.entries()) {
-        if (!condition.field.startsWith(customFieldCondition)) {
-          if (condition.op === "gt" || condition.op === "lt") {
-            return yield* invalid(
-              `conditions[${i}].op must be one of eq, neq, in, contains for ${condition.field}; gt and lt compare number and date custom fields`
-            )
-          }
-          checked.push(condition)
-          continue
-        }
-        fields ??= yield* customFields.definitions(projectId)
-        const key = condition.field.slice(customFieldCondition.length)
-        const field = fields.get(key)
-        if (field === undefined) return yield* invalid(`conditions[${i}].field ${condition.field} ${notAField}`)
-        if ((condition.op === "gt" || condition.op === "lt") && field.type !== "number" && field.type !== "date") {
-          return yield* invalid(`conditions[${i}].op ${condition.op} compares number and date fields; ${condition.field} is ${field.type}`)
-        }
-        if (condition.op === "contains") {
-          checked.push(condition)
-          continue
-        }
-        const read = (text: string) => {
-          const fitted = fitText(field, text)
-          return "problem" in fitted
-            ? Effect.fail(invalid(`conditions[${i}].value for ${condition.field} ${fitted.problem}`))
-            : Effect.succeed(String(fitted.value))
-        }
-        const value = typeof condition.value === "string"
-          ? yield* read(condition.value)
-          : yield* Effect.forEach(condition.value, read)
-        checked.push({ ...condition, value })
-      }
-      return checked
-    })
-
     const create = Effect.fn("Automation.create")(function*(projectId: ProjectId, input: CreateRuleInput) {
       yield* projects.requireProject(projectId)
-      const conditions = yield* checkConditions(projectId, input.conditions)
+      const conditions = yield* fields.checkConditions(projectId, input.conditions)
       const actions = yield* checkActions(projectId, input.actions)
       const id = yield* repo.insert(projectId, { name: input.name, event: input.event, conditions, actions })
       return { rule_id: id }
@@ -225,6 +181,6 @@ export class Automation extends Context.Service<Automation>()("app/Automation", 
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(
-    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, AgentsRepo.layer, Projects.layer, CustomFieldsRepo.layer])
+    Layer.provide([AutomationRepo.layer, TicketsRepo.layer, AgentsRepo.layer, Projects.layer, CustomFields.layer])
   )
 }

@@ -32,15 +32,17 @@ const Conditions = Schema.Array(Condition).annotate({ message: "conditions must 
 
 const PauseWhenWaiting = Schema.Boolean.annotate({ message: "pause_when_waiting must be true or false" })
 
-export const CreatePolicyInput = Schema.Struct({
-  name: RequiredText("name", 200),
+/** What a policy is made of; a create must name it, a change may leave anything out. */
+const policyFields = {
   conditions: optional(Conditions),
   first_response_minutes: OptionalMinutes("first_response_minutes"),
   resolution_minutes: OptionalMinutes("resolution_minutes"),
   hours: optional(OneOf("hours", SlaHours)),
   pause_when_waiting: optional(PauseWhenWaiting),
   position: Schema.optionalKey(Schema.NullOr(Position).annotate({ message: "position must be an integer from 1 to 10000" }))
-}).annotate({ message: "request body must be a JSON object", identifier: "CreateSlaPolicyInput" }).pipe(
+}
+
+export const CreatePolicyInput = Schema.Struct({ name: RequiredText("name", 200), ...policyFields }).annotate({ message: "request body must be a JSON object", identifier: "CreateSlaPolicyInput" }).pipe(
   Schema.check(Schema.makeFilter((input) =>
     input.first_response_minutes != null || input.resolution_minutes != null ||
     "first_response_minutes or resolution_minutes is required"
@@ -49,15 +51,7 @@ export const CreatePolicyInput = Schema.Struct({
 export type CreatePolicyInput = typeof CreatePolicyInput.Type
 
 /** A change to a policy: what is given changes; a target given as null is removed. */
-export const UpdatePolicyInput = Schema.Struct({
-  name: optional(RequiredText("name", 200)),
-  conditions: optional(Conditions),
-  first_response_minutes: OptionalMinutes("first_response_minutes"),
-  resolution_minutes: OptionalMinutes("resolution_minutes"),
-  hours: optional(OneOf("hours", SlaHours)),
-  pause_when_waiting: optional(PauseWhenWaiting),
-  position: Schema.optionalKey(Schema.NullOr(Position).annotate({ message: "position must be an integer from 1 to 10000" }))
-}).annotate({ message: "request body must be a JSON object", identifier: "UpdateSlaPolicyInput" })
+export const UpdatePolicyInput = Schema.Struct({ name: optional(RequiredText("name", 200)), ...policyFields }).annotate({ message: "request body must be a JSON object", identifier: "UpdateSlaPolicyInput" })
 export type UpdatePolicyInput = typeof UpdatePolicyInput.Type
 
 export const PolicyOrderInput = Schema.Struct({

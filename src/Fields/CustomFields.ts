@@ -1,9 +1,13 @@
 import { Context, Effect, Layer, Option } from "effect"
+import { type Condition, customFieldCondition } from "../Domain/Automation.ts"
 import {
   type CreateCustomFieldInput,
   type CustomField,
   type CustomFieldList,
+  type FieldDefinition,
+  fitText,
   maxFieldsPerProject,
+  notAField,
   type UpdateCustomFieldInput
 } from "../Domain/CustomField.ts"
 import { Conflict, NotFound, ValidationError } from "../Domain/Errors.ts"
@@ -12,6 +16,7 @@ import { Projects } from "../Projects/Projects.ts"
 import { CustomFieldsRepo } from "./Repo.ts"
 
 const fieldNotFound = new NotFound({ message: "custom field not found" })
+const invalid = (message: string) => new ValidationError({ message })
 const optionsOnlyForSelect = new ValidationError({ message: "options apply only to a field of type select" })
 
 /** The typed fields a project's tickets carry: defined here, checked wherever a ticket's values are set. */
@@ -74,7 +79,51 @@ export class CustomFields extends Context.Service<CustomFields>()("app/Fields/Cu
       if (!(yield* repo.remove(projectId, fieldId))) return yield* fieldNotFound
     })
 
-    return { create, list, update, remove }
+    /**
+     * The conditions of an automation rule or an SLA policy, checked: one on a custom field names a
+     * field of the project, and its values are read as the field's type (`12.50` as 12.5, `true`),
+     * so a run compares like with like; `gt` and `lt` only on a number or a date field. The
+     * project's fields are read only when a condition names one.
+     */
+    const checkConditions = Effect.fnUntraced(function*(projectId: ProjectId, conditions: ReadonlyArray<Condition>) {
+      const checked: Array<Condition> = []
+      let fields: ReadonlyMap<string, FieldDefinition> | undefined
+      for (const [i, condition] of conditions.entries()) {
+        if (!condition.field.startsWith(customFieldCondition)) {
+          if (condition.op === "gt" || condition.op === "lt") {
+            return yield* invalid(
+              `conditions[${i}].op must be one of eq, neq, in, contains for ${condition.field}; gt and lt compare number and date custom fields`
+            )
+          }
+          checked.push(condition)
+          continue
+        }
+        fields ??= yield* repo.definitions(projectId)
+        const key = condition.field.slice(customFieldCondition.length)
+        const field = fields.get(key)
+        if (field === undefined) return yield* invalid(`conditions[${i}].field ${condition.field} ${notAField}`)
+        if ((condition.op === "gt" || condition.op === "lt") && field.type !== "number" && field.type !== "date") {
+          return yield* invalid(`conditions[${i}].op ${condition.op} compares number and date fields; ${condition.field} is ${field.type}`)
+        }
+        if (condition.op === "contains") {
+          checked.push(condition)
+          continue
+        }
+        const read = (text: string) => {
+          const fitted = fitText(field, text)
+          return "problem" in fitted
+            ? Effect.fail(invalid(`conditions[${i}].value for ${condition.field} ${fitted.problem}`))
+            : Effect.succeed(String(fitted.value))
+        }
+        const value = typeof condition.value === "string"
+          ? yield* read(condition.value)
+          : yield* Effect.forEach(condition.value, read)
+        checked.push({ ...condition, value })
+      }
+      return checked
+    })
+
+    return { create, list, update, remove, checkConditions }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([CustomFieldsRepo.layer, Projects.layer]))

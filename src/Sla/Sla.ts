@@ -7,6 +7,7 @@ import type { ProjectId, SlaPolicyId, TicketId } from "../Domain/Ids.ts"
 import { eventJobs, type JobHandler, type NewJob } from "../Domain/Jobs.ts"
 import type { CreatePolicyInput, Policy, PolicyOrderInput, UpdatePolicyInput } from "../Domain/Sla.ts"
 import { recordSlaBreach } from "../Observability/Metrics.ts"
+import { CustomFields } from "../Fields/CustomFields.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { type PolicyFields, SlaRepo, type StoredPolicy } from "./Repo.ts"
 import { type Breach, businessTime, calendarTime, nextState } from "./Targets.ts"
@@ -46,6 +47,7 @@ export class Sla extends Context.Service<Sla>()("app/Sla", {
   make: Effect.gen(function*() {
     const repo = yield* SlaRepo
     const projects = yield* Projects
+    const customFields = yield* CustomFields
 
     const getHours = Effect.fn("Sla.getHours")(function*(projectId: ProjectId) {
       yield* projects.requireProject(projectId)
@@ -70,7 +72,7 @@ export class Sla extends Context.Service<Sla>()("app/Sla", {
       yield* projects.requireProject(projectId)
       const fields: PolicyFields = {
         name: input.name,
-        conditions: input.conditions ?? [],
+        conditions: yield* customFields.checkConditions(projectId, input.conditions ?? []),
         first_response_minutes: input.first_response_minutes ?? null,
         resolution_minutes: input.resolution_minutes ?? null,
         hours: input.hours ?? "calendar",
@@ -110,7 +112,9 @@ export class Sla extends Context.Service<Sla>()("app/Sla", {
         const current = found.value
         const fields: PolicyFields = {
           name: input.name ?? current.name,
-          conditions: input.conditions ?? current.conditions,
+          conditions: input.conditions == null
+            ? current.conditions
+            : yield* customFields.checkConditions(projectId, input.conditions),
           first_response_minutes: input.first_response_minutes === undefined
             ? current.first_response_minutes
             : input.first_response_minutes,
@@ -228,5 +232,7 @@ export class Sla extends Context.Service<Sla>()("app/Sla", {
     return { getHours, putHours, create, list, get, update, remove, order, refresh, runUpdate: update_, runCheck: check }
   })
 }) {
-  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([SlaRepo.layer, Projects.layer]))
+  static readonly layer = Layer.effect(this, this.make).pipe(
+    Layer.provide([SlaRepo.layer, Projects.layer, CustomFields.layer])
+  )
 }

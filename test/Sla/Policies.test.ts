@@ -120,6 +120,10 @@ describe.each(databaseKinds)("service levels through the operator API on %s", (k
           [{ name: "Hours", resolution_minutes: 60, hours: "weekly" }, "hours must be one of calendar, business"],
           [{ name: "Pause", resolution_minutes: 60, pause_when_waiting: "yes" }, "pause_when_waiting must be true or false"],
           [{ name: "Cond", resolution_minutes: 60, conditions: [{ field: "mood", op: "eq", value: "x" }] }, "conditions[0].field must be one of"],
+          [
+            { name: "Field", resolution_minutes: 60, conditions: [{ field: "custom_fields.colour", op: "eq", value: "x" }] },
+            "conditions[0].field custom_fields.colour is not a custom field of this project"
+          ],
           [{ name: "Position", resolution_minutes: 60, position: 0 }, "position must be an integer from 1 to 10000"],
           [{ name: "Position", resolution_minutes: 60, position: "first" }, "position must be an integer from 1 to 10000"],
           // no business hours in this project yet
@@ -140,6 +144,13 @@ describe.each(databaseKinds)("service levels through the operator API on %s", (k
         const changed = yield* call(server, "PATCH", policy, { name: "Everything", resolution_minutes: 2880, position: 1 })
         expect(changed.status).toBe(200)
         expect(changed.body).toMatchObject({ name: "Everything", position: 1, first_response_minutes: 480, resolution_minutes: 2880 })
+        const unknownField = yield* call(server, "PATCH", policy, {
+          conditions: [{ field: "custom_fields.colour", op: "eq", value: "x" }]
+        })
+        expect([unknownField.status, unknownField.body.error.message]).toEqual([
+          400,
+          "conditions[0].field custom_fields.colour is not a custom field of this project"
+        ])
         const noTargets = yield* call(server, "PATCH", policy, { first_response_minutes: null, resolution_minutes: null })
         expect(noTargets.status).toBe(400)
         expect(noTargets.body.error.message).toBe("first_response_minutes or resolution_minutes is required")
