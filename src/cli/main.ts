@@ -916,6 +916,14 @@ const cli = Command.make(self).pipe(
       Command.withDescription("add and list the agents who answer a project's tickets"),
       Command.withSubcommands([agentsCreate, agentsList])
     ),
+    Command.make("articles").pipe(
+      Command.withDescription("import a project's help-centre articles"),
+      Command.withSubcommands([articlesImport])
+    ),
+    Command.make("tickets").pipe(
+      Command.withDescription("list, show, answer, assign, move and merge a project's tickets"),
+      Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus, ticketsMerge, ticketsSetField, ticketsUnsetField])
+    ),
     Command.make("sla").pipe(
       Command.withDescription("service levels: business hours and SLA policies"),
       Command.withSubcommands([
@@ -932,14 +940,6 @@ const cli = Command.make(self).pipe(
     Command.make("fields").pipe(
       Command.withDescription("define, list and delete the typed custom fields a project's tickets carry"),
       Command.withSubcommands([fieldsList, fieldsCreate, fieldsDelete])
-    ),
-    Command.make("articles").pipe(
-      Command.withDescription("import a project's help-centre articles"),
-      Command.withSubcommands([articlesImport])
-    ),
-    Command.make("tickets").pipe(
-      Command.withDescription("list, show, answer, assign, move and merge a project's tickets"),
-      Command.withSubcommands([ticketsList, ticketsShow, ticketsReply, ticketsAssign, ticketsStatus, ticketsMerge, ticketsSetField, ticketsUnsetField])
     ),
     Command.make("satisfaction").pipe(
       Command.withDescription("what contacts rated their resolved tickets, and how a project asks them"),

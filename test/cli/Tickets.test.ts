@@ -53,8 +53,8 @@ describe.each(databaseKinds)("operator CLI tickets commands on %s", (kind) => {
       const rest = JSON.parse(succeeded(yield* cli(env, "tickets", "list", projectId, "--limit", "2", "--cursor", cursor!, "--json")))
       expect(rest).toEqual({ tickets: [expect.objectContaining({ ticket_id: ids[0], tags: ["vip"] })], next_cursor: null })
       expect(Object.keys(rest.tickets[0]).sort()).toEqual([
-        "assignee", "category", "created_at", "custom_fields", "priority", "sender_email", "sender_name", "sender_verified", "source",
-        "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
+        "assignee", "category", "created_at", "custom_fields", "priority", "sender_email", "sender_name", "sender_verified", "sla_breached",
+        "sla_due_at", "source", "status", "subject", "tags", "ticket_id", "ticket_number", "updated_at"
       ])
       const byContact = JSON.parse(succeeded(yield* cli(env, "tickets", "list", projectId, "--contact-email", "KIM@example.com", "--json")))
       expect(byContact.tickets.map((t: any) => t.ticket_number)).toEqual([1])

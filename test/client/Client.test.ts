@@ -667,7 +667,11 @@ describe.each(databaseKinds)("the client against the service on %s", (kind) => {
     // what follows comes as usual
     const { message_id } = await operator((admin) =>
       admin.admin.addAgentMessage({ params: { pid: project.projectId, id: ticket_id }, payload: { body: "After the reset" } }))
-    expect(((await stream.take(1))[0]!.data as any).data.message_id).toBe(message_id)
+    // event ids hold the writing transaction's id, so on a server whose transactions are past a
+    // million the ticket's own ticket_created follows the reset too
+    let next = (await stream.take(1))[0]!
+    if (next.event === "ticket_created") next = (await stream.take(1))[0]!
+    expect([next.event, (next.data as any).data.message_id]).toEqual(["ticket_replied", message_id])
     controller.abort()
 
     const final = async (stream: EventStream) => {
