@@ -287,12 +287,16 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
      * the ticket named, whose proof the caller brings.
      */
     const lockForMessage = Effect.fnUntraced(function*(projectId: ProjectId, named: TicketId, guard?: TicketGuard) {
-      const locked = yield* repo.lockTicket(projectId, named)
-      if (Option.isNone(locked) || (guard !== undefined && !guard(ownerOf(locked.value)))) return yield* ticketNotFound
-      if (locked.value.merged_into_id == null) return locked.value
-      const target = yield* repo.lockTicket(projectId, locked.value.merged_into_id)
-      if (Option.isNone(target)) return yield* ticketNotFound
-      return target.value
+      const locked = yield* repo.lockWithTarget(projectId, named)
+      const ticket = locked.find((row) => row.id === named)
+      if (ticket === undefined || (guard !== undefined && !guard(ownerOf(ticket)))) return yield* ticketNotFound
+      if (ticket.merged_into_id == null) return ticket
+      const target = locked.find((row) => row.id === ticket.merged_into_id)
+      if (target !== undefined) return target
+      // its target was merged on while this waited for the locks, which that merge has let go
+      const moved = yield* repo.lockTicket(projectId, ticket.merged_into_id)
+      if (Option.isNone(moved)) return yield* ticketNotFound
+      return moved.value
     })
 
     const addMessage = Effect.fnUntraced(function*<E = never>(

@@ -284,6 +284,8 @@ export interface TicketsRepoShape {
   readonly findIdByNumber: (projectId: ProjectId, ticketNumber: number) => Effect.Effect<Option.Option<TicketId>>
   /** The ticket, locked until the transaction ends. */
   readonly lockTicket: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<Option.Option<LockedTicket>>
+  /** The ticket and the ticket it was merged into, if any, both locked until the transaction ends. */
+  readonly lockWithTarget: (projectId: ProjectId, ticketId: TicketId) => Effect.Effect<ReadonlyArray<LockedTicket>>
   readonly updateTicket: (ticketId: TicketId, change: TicketChange) => Effect.Effect<void>
   /** Gives a ticket nobody verified filed to the verified visitor `sub`. */
   readonly claimForVisitor: (ticketId: TicketId, sub: string) => Effect.Effect<void>
@@ -629,6 +631,9 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     const listTickets = (projectId: ProjectId, filter: TicketFilter, page: TicketPage) => {
       const after = page.after
       const customOrder = typeof page.order === "object" ? page.order : undefined
+      // joined only when the SLA filters or orders the list: otherwise a page reads its due times
+      // row by row, and the join cannot change how the tickets themselves are found
+      const joinsSla = filter.sla !== undefined || page.order === "sla_due"
       return sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
           t.sender_email, t.sender_name, t.sender_verified, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
@@ -637,9 +642,14 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
            FROM agents a WHERE a.id = t.assignee_id) AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          ${slaDueAt} AS sla_due_at, coalesce(s.breached, false) AS sla_breached,
+          ${
+        joinsSla
+          ? sql`${slaDueAt} AS sla_due_at, coalesce(s.breached, false) AS sla_breached`
+          : sql`(SELECT ${slaDueAt} FROM ticket_slas s WHERE s.ticket_id = t.id) AS sla_due_at,
+              coalesce((SELECT s.breached FROM ticket_slas s WHERE s.ticket_id = t.id), false) AS sla_breached`
+      },
           ${page.order === "sla_due" ? exactSlaDue : sql`NULL::text`} AS sla_key
-        FROM tickets t LEFT JOIN ticket_slas s ON s.ticket_id = t.id
+        FROM tickets t ${joinsSla ? sql`LEFT JOIN ticket_slas s ON s.ticket_id = t.id` : sql``}
         WHERE t.project_id = ${projectId}
           ${filter.status === undefined ? sql`` : sql`AND t.status = ${filter.status}`}
           ${filter.priority === undefined ? sql`` : sql`AND t.priority = ${filter.priority}`}
@@ -739,6 +749,25 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
         FOR NO KEY UPDATE OF t`.pipe(Rows.first(LockedRow))
 
+    /**
+     * The ticket and, when it was merged, the ticket it went into, locked in one statement in id
+     * order, the order a merge locks in: a message to a merged ticket and a merge of its target
+     * never wait on each other in a circle.
+     */
+    const lockWithTarget = (projectId: ProjectId, ticketId: TicketId) =>
+      sql`
+        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body, t.visitor_sub,
+          t.custom_fields,
+          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
+          (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
+           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
+          t.merged_into_id, ${mergedInto} AS merged
+        FROM tickets t
+        WHERE t.project_id = ${projectId} AND (t.id = ${ticketId} OR t.id = (
+          SELECT s.merged_into_id FROM tickets s WHERE s.id = ${ticketId} AND s.project_id = ${projectId}))
+        ORDER BY t.id
+        FOR NO KEY UPDATE OF t`.pipe(Rows.all(LockedRow))
+
     const claimForVisitor = (ticketId: TicketId, sub: string) =>
       sql`UPDATE tickets SET visitor_sub = ${sub} WHERE id = ${ticketId} AND visitor_sub IS NULL`.pipe(Rows.run)
 
@@ -778,6 +807,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
       listTickets,
       findIdByNumber,
       lockTicket,
+      lockWithTarget,
       updateTicket,
       enqueue: (jobs: ReadonlyArray<NewJob>) => Effect.flatMap(traced(jobs), (withTraces) => enqueue(sql, withTraces)),
       withTransaction: Rows.transaction(sql)
