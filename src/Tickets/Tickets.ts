@@ -501,7 +501,7 @@ export class Tickets extends Context.Service<Tickets>()("app/Tickets", {
         const cursors = cursorsOf(cursorKey, { list: owner.list, projectId, query: [owner.by] })
         const after = yield* cursors.read(query.cursor, "created")
         const limit = query.limit ?? 10
-        const rows = yield* repo.listTickets(projectId, owner.filter, { order: "created", after, rows: limit + 1 })
+        const rows = yield* repo.listTickets(projectId, owner.filter, { order: "created", after, rows: limit + 1, sla: false })
         const page = pageOf(
           rows,
           limit,

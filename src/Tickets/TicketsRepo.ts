@@ -250,6 +250,8 @@ export interface TicketPage {
   readonly after: Cursor | undefined
   /** rows read; a caller asks one more than it shows, to know whether another page follows */
   readonly rows: number
+  /** false for a list that does not show service levels (a contact's): they are not read */
+  readonly sla?: boolean | undefined
 }
 
 /** A change of a ticket's fields; those left undefined keep their value, and a person's value is marked as theirs. */
@@ -645,6 +647,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           ${
         joinsSla
           ? sql`${slaDueAt} AS sla_due_at, coalesce(s.breached, false) AS sla_breached`
+          : page.sla === false
+          ? sql`NULL::text AS sla_due_at, false AS sla_breached`
           : sql`(SELECT ${slaDueAt} FROM ticket_slas s WHERE s.ticket_id = t.id) AS sla_due_at,
               coalesce((SELECT s.breached FROM ticket_slas s WHERE s.ticket_id = t.id), false) AS sla_breached`
       },
