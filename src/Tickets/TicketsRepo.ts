@@ -737,6 +737,14 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         Effect.map(Option.map((row) => row.id))
       )
 
+    // what a locked ticket's row holds, as LockedRow decodes it
+    const lockedColumns = sql`t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body,
+      t.visitor_sub, t.custom_fields,
+      (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
+      (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
+       FROM agents a WHERE a.id = t.assignee_id) AS assignee,
+      t.merged_into_id, ${mergedInto} AS merged`
+
     /**
      * Locks the ticket for the rest of the transaction, so concurrent changes apply in turn; in the
      * mode an UPDATE takes, which leaves alone the key-share locks of writes that point at the
@@ -744,12 +752,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
      */
     const lockTicket = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
-        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body, t.visitor_sub,
-          t.custom_fields,
-          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
-           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
-          t.merged_into_id, ${mergedInto} AS merged
+        SELECT ${lockedColumns}
         FROM tickets t WHERE t.id = ${ticketId} AND t.project_id = ${projectId}
         FOR NO KEY UPDATE OF t`.pipe(Rows.first(LockedRow))
 
@@ -760,12 +763,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
      */
     const lockWithTarget = (projectId: ProjectId, ticketId: TicketId) =>
       sql`
-        SELECT t.id, t.status, t.priority, t.category, t.sender_email, t.contact_id, t.source, t.body, t.visitor_sub,
-          t.custom_fields,
-          (SELECT json_agg(g.name) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
-          (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
-           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
-          t.merged_into_id, ${mergedInto} AS merged
+        SELECT ${lockedColumns}
         FROM tickets t
         WHERE t.project_id = ${projectId} AND (t.id = ${ticketId} OR t.id = (
           SELECT s.merged_into_id FROM tickets s WHERE s.id = ${ticketId} AND s.project_id = ${projectId}))
