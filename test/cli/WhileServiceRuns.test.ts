@@ -50,11 +50,11 @@ const bannerOf = (service: ServiceProcess) => {
 }
 
 /** The README's "filed with curl" step: ticket #1 of the demo project, from Jane. */
-const fileTicket = (service: ServiceProcess, fullKey: string) =>
+const fileTicket = (service: ServiceProcess, fullKey: string, subject = "Cannot log in") =>
   Effect.promise(() =>
     callService(service.baseUrl, fullKey, (api) =>
       api.tickets.create({
-        payload: { subject: "Cannot log in", body: "The login page says my password is wrong.", sender_email: "jane@example.com" },
+        payload: { subject, body: "The login page says my password is wrong.", sender_email: "jane@example.com" },
         headers: {}
       }))
   )
@@ -68,7 +68,8 @@ const readmeCliLines = async () => {
   const readme = await readFile(join(root, "README.md"), "utf8")
   const section = readme.slice(readme.indexOf("## The operator CLI"))
   const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!
-  return block.split("\n")
+  // a line ending in a backslash goes on in the next, as sh reads it
+  return block.replace(/\\\n\s*/g, "").split("\n")
     .map((line) => line.replace(/\s+#\s.*$/, "").trim())
     .filter((line) => line.startsWith("npm run cli -- "))
     .map((line) => line.slice("npm run cli -- ".length))
@@ -84,6 +85,9 @@ describe("operator CLI while the service holds the embedded database", () => {
       const { adminToken, fullKey, projectId } = bannerOf(service)
       const ticket = yield* fileTicket(service, fullKey)
       expect(ticket.ticket_number).toBe(1)
+      // the README's block merges #2 into #1, as it would a contact writing twice about one problem
+      const second = yield* fileTicket(service, fullKey, "Still cannot log in")
+      expect(second.ticket_number).toBe(2)
 
       // where the operator API answers, for this machine only: loopback, though HOST is 0.0.0.0
       const announced = JSON.parse(yield* Effect.promise(() => readFile(serviceFileOf(dataDir), "utf8")))
@@ -96,7 +100,8 @@ describe("operator CLI while the service holds the embedded database", () => {
       expect(commands).toEqual(expect.arrayContaining([
         "agents create", "agents list", "tickets list", "tickets show", "tickets reply", "tickets assign",
         "tickets status", "projects list", "projects create", "keys create", "keys limit", "keys revoke", "admin-token",
-        "identity secret", "identity require", "identity show", "identity remove"
+        "identity secret", "identity require", "identity show", "identity remove", "tickets merge", "fields create",
+        "tickets set-field", "sla hours", "sla policies", "satisfaction show", "satisfaction settings"
       ]))
       const vars: Record<string, string> = { PID: projectId }
       for (const line of lines) {
@@ -125,7 +130,13 @@ describe("operator CLI while the service holds the embedded database", () => {
         callService(service.baseUrl, fullKey, (api) => api.tickets.get({ params: { id: ticket.ticket_id }, query: {}, headers: {} }))
       )
       expect(read.status).toBe("resolved")
-      expect(read.messages.map((message) => [message.author_type, message.body])).toEqual([["agent", "Fixed, please try again"]])
+      expect(read.messages.map((message) => [message.author_type, message.body])).toEqual([
+        // #2's opening message, its subject heading it, at its own time
+        ["contact", "Still cannot log in\n\nThe login page says my password is wrong."],
+        ["agent", "Fixed, please try again"],
+        ["system", "Ticket #2 “Still cannot log in” was merged into this ticket."]
+      ])
+      expect(read.custom_fields).toEqual({ plan: "pro" })
       const keys = yield* Effect.promise(() =>
         callService(service.baseUrl, adminToken, (api) => api.admin.listKeys({ params: { pid: projectId } }))
       )
