@@ -119,6 +119,10 @@ export const settings = Config.all({
   redisUrl: optionalSecret("REDIS_URL"),
   webhookRetrySchedule: durationList("WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m"),
   webhookTimeout: duration("WEBHOOK_TIMEOUT", "10s"),
+  webhookExtendedRetrySchedule: durationList("WEBHOOK_EXTENDED_RETRY_SCHEDULE", "1m,5m,30m,2h,5h,10h,14h,20h,20h"),
+  webhookRetryAfterMax: duration("WEBHOOK_RETRY_AFTER_MAX", "1h"),
+  webhookDisableAfter: duration("WEBHOOK_DISABLE_AFTER", "5d"),
+  webhookSecretOverlap: duration("WEBHOOK_SECRET_OVERLAP", "24h"),
   eventRetention: duration("EVENT_RETENTION", "7d"),
   triageProvider: oneOf("TRIAGE_PROVIDER", ["local", "openai"], "local"),
   openAiBaseUrl: Config.String("OPENAI_BASE_URL").pipe(Config.withDefault("https://api.openai.com/v1")),
@@ -199,6 +203,14 @@ export interface Settings {
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly webhookRetrySchedule: ReadonlyArray<Duration.Duration>
   readonly webhookTimeout: Duration.Duration
+  /** the schedule an endpoint may choose instead: about three days, as Standard Webhooks' */
+  readonly webhookExtendedRetrySchedule: ReadonlyArray<Duration.Duration>
+  /** the longest wait a receiver's Retry-After is granted */
+  readonly webhookRetryAfterMax: Duration.Duration
+  /** an endpoint failing without one success for this long is disabled */
+  readonly webhookDisableAfter: Duration.Duration
+  /** how long a rotated-out secret still signs beside the new one, unless the rotation says */
+  readonly webhookSecretOverlap: Duration.Duration
   /** how long the event log keeps an event for streams to resume from */
   readonly eventRetention: Duration.Duration
   readonly triageProvider: "local" | "openai"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { EventKinds } from "./Events.ts"
+import { TicketEventKinds } from "./Events.ts"
 import { OneOf, RequiredText, Text, Uuid } from "./Fields.ts"
 import { isFieldKey } from "./CustomField.ts"
 
@@ -44,7 +44,7 @@ export type Action = typeof Action.Type
 
 export const CreateRuleInput = Schema.Struct({
   name: RequiredText("name", 200),
-  event: OneOf("event", EventKinds),
+  event: OneOf("event", TicketEventKinds),
   conditions: Schema.Array(Condition).pipe(
     Schema.check(Schema.makeFilter((list) => list.length <= 20 || "conditions must hold at most 20 conditions"))
   ),

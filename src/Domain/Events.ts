@@ -2,7 +2,8 @@ import type { Attachment } from "./Attachment.ts"
 import type { Priority, Status } from "./Fields.ts"
 import type { AgentId } from "./Ids.ts"
 
-export const EventKinds = [
+/** The events of a ticket: `data.id` is the ticket's id, and automation rules can act on them. */
+export const TicketEventKinds = [
   "ticket_created",
   "ticket_replied",
   "ticket_resolved",
@@ -12,6 +13,10 @@ export const EventKinds = [
   "ticket_rated",
   "ticket_merged"
 ] as const
+export type TicketEventKind = (typeof TicketEventKinds)[number]
+
+/** Every event an endpoint or a stream can receive: a ticket's, and the project's own. */
+export const EventKinds = [...TicketEventKinds, "endpoint_disabled"] as const
 export type EventKind = (typeof EventKinds)[number]
 
 /** The body of a webhook delivery, exactly as CONTRACT lists it per event. */
@@ -209,5 +214,23 @@ export const ticketMerged = (merge: {
     project_id: merge.project_id,
     into_id: merge.into_id,
     merged_at: merge.merged_at
+  }
+})
+
+/** An endpoint stopped receiving: told to the project's other endpoints and its streams. */
+export const endpointDisabled = (endpoint: {
+  readonly webhook_id: string
+  readonly project_id: string
+  readonly reason: string
+  readonly disabled_at: string
+}): ServiceEvent => ({
+  event: "endpoint_disabled",
+  timestamp: endpoint.disabled_at,
+  data: {
+    id: endpoint.webhook_id,
+    project_id: endpoint.project_id,
+    webhook_id: endpoint.webhook_id,
+    reason: endpoint.reason,
+    disabled_at: endpoint.disabled_at
   }
 })

@@ -58,6 +58,12 @@ export const SlaCheckPayload = Schema.Struct({
   due_at: Schema.String
 })
 
+/** A replay of a range of an endpoint's deliveries, sent in order by one job at a time. */
+export const ReplayPayload = Schema.Struct({ replay_id: Schema.String })
+
+/** An endpoint that was disabled, for its project's operators to hear of. */
+export const EndpointPayload = Schema.Struct({ webhook_id: Schema.String })
+
 const jobOf = <const Kind extends string, Payload extends Schema.Top>(kind: Kind, payload: Payload) =>
   Schema.Struct({ kind: Schema.Literal(kind), payload })
 
@@ -75,7 +81,9 @@ export const Job = Schema.Union([
   jobOf("contact_notify", ContactNotifyPayload),
   jobOf("sla_update", NoPayload),
   jobOf("sla_check", SlaCheckPayload),
-  jobOf("satisfaction_request", NoPayload)
+  jobOf("satisfaction_request", NoPayload),
+  jobOf("webhook_replay", ReplayPayload),
+  jobOf("endpoint_disabled_mail", EndpointPayload)
 ])
 export type Job = typeof Job.Type
 export type JobKind = Job["kind"]
@@ -91,7 +99,8 @@ export const NewJobEntry = Schema.Union([Schema.toEncoded(Job), jobOf("webhook",
 
 export type NewJob = typeof NewJobEntry.Type & {
   readonly projectId: string
-  readonly ticketId: string
+  /** the ticket it is about; null for an event of the project itself (`endpoint_disabled`) */
+  readonly ticketId: string | null
   /** when it falls due: the time of the change that caused it, from the Clock like every time */
   readonly runAt: string
   /** the W3C traceparent of the work that caused it, when tracing is on */
@@ -117,10 +126,17 @@ export interface HeldJob {
 /** A held job of kind `K` with its decoded payload. */
 export type ClaimedJob<K extends JobKind = JobKind> = HeldJob & Extract<Job, { readonly kind: K }>
 
-/** A job's attempt went wrong in an expected way; it is retried on its kind's schedule. */
+/**
+ * A job's attempt went wrong in an expected way; it is retried on its kind's schedule unless the
+ * attempt decided otherwise (`retryDelay`), or it did not happen at all (`postponeFor`).
+ */
 export class JobFailed extends Data.TaggedError("JobFailed")<{
   readonly message: string
   readonly cause?: unknown
+  /** the attempt's own choice of the next one: later than the schedule's, or none to give up */
+  readonly retryDelay?: Option.Option<Duration.Duration> | undefined
+  /** the attempt was not made (a throttle said wait): due again after this, not counted */
+  readonly postponeFor?: Duration.Duration | undefined
 }> {}
 
 export interface Attempt {
@@ -148,6 +164,11 @@ const eventPayload = (event: ServiceEvent): EventPayload => ({ kind: event.event
  * caused by a rule's own action: it goes out as webhooks only, so rules cannot trigger each
  * other in a loop.
  */
+/** The jobs of an event of the project itself, of no ticket: its deliveries and its place in the streams. */
+export const projectEventJobs = (event: ServiceEvent): ReadonlyArray<NewJob> => [
+  { kind: "webhook", projectId: event.data.project_id, ticketId: null, payload: eventPayload(event), runAt: event.timestamp }
+]
+
 export const eventJobs = (
   event: ServiceEvent,
   options: { readonly automation: boolean } = { automation: true }

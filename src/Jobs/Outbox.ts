@@ -47,19 +47,26 @@ export const outboxWrites = (sql: SqlClient.SqlClient, jobs: ReadonlyArray<NewJo
         e.payload->>'body', e.run_at
       FROM outbox_entries e, (SELECT event_position_before_next() AS before) p WHERE e.kind = 'webhook'
     ), outbox_deliveries AS (
-      INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at)
-      SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at, e.run_at
+      -- a disabled endpoint's deliveries are logged as failed, with no attempt, for a replay later
+      INSERT INTO webhook_deliveries (webhook_id, project_id, ticket_id, event, body, created_at, next_attempt_at, status,
+        last_error)
+      SELECT w.id, w.project_id, e.ticket_id, e.payload->>'kind', e.payload->>'body', e.run_at,
+        CASE WHEN w.disabled_at IS NULL THEN e.run_at END,
+        CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'failed' END,
+        CASE WHEN w.disabled_at IS NULL THEN NULL ELSE 'the webhook is disabled' END
       FROM outbox_entries e JOIN webhooks w ON w.project_id = e.project_id
         AND (w.all_events OR (e.payload->>'kind') = ANY(w.events))
       WHERE e.kind = 'webhook'
-      RETURNING id, project_id, ticket_id, event, created_at
+        -- an endpoint is not told that it was itself disabled
+        AND NOT (e.payload->>'kind' = 'endpoint_disabled' AND w.id::text = (e.payload->>'body')::jsonb #>> '{data,webhook_id}')
+      RETURNING id, project_id, ticket_id, event, created_at, status
     ), outbox_delivery_jobs AS (
       INSERT INTO jobs (kind, project_id, ticket_id, payload, run_at, trace_context)
       SELECT 'webhook_delivery', d.project_id, d.ticket_id, jsonb_build_object('delivery_id', d.id), d.created_at,
         -- the trace of the event's entry: one statement can write the events of many requests
         (SELECT e.trace_context FROM outbox_entries e
          WHERE e.kind = 'webhook' AND e.ticket_id = d.ticket_id AND e.payload->>'kind' = d.event LIMIT 1)
-      FROM outbox_deliveries d
+      FROM outbox_deliveries d WHERE d.status = 'pending'
     )`
 
 /**

@@ -47,7 +47,9 @@ const HandlersLive = Layer.effect(
       contact_notify: (job) => notify(contactNotificationOf(job)),
       sla_update: (yield* Sla).runUpdate,
       sla_check: (yield* Sla).runCheck,
-      satisfaction_request: (yield* Satisfaction).ask
+      satisfaction_request: (yield* Satisfaction).ask,
+      webhook_replay: webhooks.runReplay,
+      endpoint_disabled_mail: webhooks.mailDisabled
     }
   })
 ).pipe(Layer.provide([Sla.layer, Followups.layer, Satisfaction.layer]))

@@ -130,12 +130,12 @@ export class JobsRepo extends Context.Service<JobsRepo>()("app/Jobs/Repo", {
           WHERE id = ${job.id} AND lease = ${job.lease}`.pipe(Rows.run)
 
     /**
-     * Hands back a job this instance will not finish (it is shutting down): due at once, and
-     * the attempt does not count. The NOTIFY wakes another instance to take it.
+     * Hands back a job this instance will not finish (it is shutting down, or a throttle said
+     * wait): due at `dueAt`, and the attempt does not count. The NOTIFY wakes another instance.
      */
-    const release = (job: HeldJob, now: number) =>
+    const release = (job: HeldJob, now: number, dueAt: number = now) =>
       sql`WITH released AS (
-            UPDATE jobs SET status = 'pending', attempts = greatest(jobs.attempts - 1, 0), run_at = ${iso(now)},
+            UPDATE jobs SET status = 'pending', attempts = greatest(jobs.attempts - 1, 0), run_at = ${iso(dueAt)},
               lease = NULL, locked_by = NULL, locked_until = NULL, updated_at = ${iso(now)}
             WHERE id = ${job.id} AND lease = ${job.lease}
             RETURNING id

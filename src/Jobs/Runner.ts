@@ -35,7 +35,10 @@ const defaultConcurrency: Record<JobKind, number> = {
   contact_notify: 4,
   sla_update: 8,
   sla_check: 8,
-  satisfaction_request: 4
+  satisfaction_request: 4,
+  // each replay sends in order, one at a time; this many replays go on at once
+  webhook_replay: 4,
+  endpoint_disabled_mail: 2
 }
 
 const coalesceWindow = Duration.millis(5)
@@ -122,8 +125,15 @@ export const RunnerLive = Layer.effectDiscard(Effect.gen(function*() {
       if (yield* outage.absorbs(exit.cause, "background")) {
         return yield* repo.release(job, now).pipe(Effect.ensuring(letGo([job])))
       }
+      const failure = Cause.findErrorOption(exit.cause)
+      const postponeFor = Option.isSome(failure) ? failure.value.postponeFor : undefined
+      if (postponeFor !== undefined) {
+        yield* repo.release(job, now, now + Duration.toMillis(postponeFor)).pipe(Effect.ensuring(letGo([job])))
+        return yield* Queue.offer(wake, undefined)
+      }
       const error = describe(exit.cause)
-      const retryAt = Option.map(retryDelay, (delay) => now + Duration.toMillis(delay))
+      const decided = Option.isSome(failure) ? failure.value.retryDelay : undefined
+      const retryAt = Option.map(decided ?? retryDelay, (delay) => now + Duration.toMillis(delay))
       recordJobOutcome(context, job.kind, Option.isSome(retryAt) ? "retried" : "failed")
       yield* Effect.logWarning(
         Option.isSome(retryAt)

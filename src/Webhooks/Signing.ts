@@ -41,9 +41,13 @@ const standardKeyObject = (secret: string) => {
 export const standardSignature = (secret: string, deliveryId: string, timestamp: number, body: string) =>
   `v1,${createHmac("sha256", standardKeyObject(secret)).update(`${deliveryId}.${timestamp}.${body}`, "utf8").digest("base64")}`
 
-/** Every header of one attempt, CONTRACT's and Standard Webhooks'. */
+/**
+ * Every header of one attempt, CONTRACT's and Standard Webhooks'. `secrets` are the current one
+ * first, then one rotated out that still signs: `X-Service-Signature` carries the current one,
+ * `webhook-signature` one signature for each, space-separated as Standard Webhooks allows.
+ */
 export const deliveryHeaders = (options: {
-  readonly secret: string
+  readonly secrets: ReadonlyArray<string>
   readonly deliveryId: string
   readonly event: string
   readonly body: string
@@ -53,10 +57,12 @@ export const deliveryHeaders = (options: {
   "content-type": "application/json",
   "user-agent": options.userAgent,
   "x-service-event": options.event,
-  "x-service-signature": serviceSignature(options.secret, options.body),
+  "x-service-signature": serviceSignature(options.secrets[0]!, options.body),
   "x-service-delivery": options.deliveryId,
   "x-service-timestamp": String(options.timestamp),
   "webhook-id": options.deliveryId,
   "webhook-timestamp": String(options.timestamp),
-  "webhook-signature": standardSignature(options.secret, options.deliveryId, options.timestamp, options.body)
+  "webhook-signature": options.secrets.map((secret) =>
+    standardSignature(secret, options.deliveryId, options.timestamp, options.body)
+  ).join(" ")
 })

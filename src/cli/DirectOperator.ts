@@ -15,6 +15,7 @@ import { Satisfaction } from "../Satisfaction/Satisfaction.ts"
 import { CustomFields } from "../Fields/CustomFields.ts"
 import { Sla } from "../Sla/Sla.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
+import { Webhooks } from "../Webhooks/Webhooks.ts"
 import { Operator } from "./Operator.ts"
 
 /** The operations over the app's services, on the database the settings name, as the operator API's handlers call them. */
@@ -30,6 +31,7 @@ export const DirectOperator = Layer.effect(
     const satisfaction = yield* Satisfaction
     const customFields = yield* CustomFields
     const sla = yield* Sla
+    const webhooks = yield* Webhooks
     // what the import and the demo seeding read and write with, captured once
     const context = yield* Effect.context<Projects | Articles | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path>()
 
@@ -67,6 +69,10 @@ export const DirectOperator = Layer.effect(
       listSlaPolicies: sla.list,
       createSlaPolicy: sla.create,
       deleteSlaPolicy: sla.remove,
+      listWebhooks: webhooks.list,
+      enableWebhook: webhooks.enable,
+      replayWebhook: webhooks.replay,
+      listReplays: webhooks.replays,
       seedDemo: seedDemo().pipe(Effect.catchTag("InvalidArticleFiles", Effect.die), Effect.provideContext(context)),
       adminToken: Effect.succeed(admin.token)
     }

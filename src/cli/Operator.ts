@@ -2,7 +2,8 @@ import { Context, Data, type Effect, type Option } from "effect"
 import type { ImportedFile, InvalidArticleFiles } from "../Articles/Import.ts"
 import type { DemoProject } from "../Demo/Demo.ts"
 import type { ApiError } from "../Domain/Errors.ts"
-import type { ApiKeyId, CustomFieldId, ProjectId, TicketId } from "../Domain/Ids.ts"
+import type { ApiKeyId, CustomFieldId, ProjectId, TicketId, WebhookId } from "../Domain/Ids.ts"
+import type { Replay, ReplayInput, ReplayList, WebhookList, WebhookSummary } from "../Domain/Webhook.ts"
 import type { CreateCustomFieldInput, CustomField, CustomFieldList } from "../Domain/CustomField.ts"
 import type { MailSettings } from "../Domain/Mail.ts"
 import type { BusinessHours } from "../Domain/BusinessHours.ts"
@@ -110,6 +111,12 @@ export class Operator extends Context.Service<Operator, {
   readonly listSlaPolicies: (projectId: ProjectId) => Effect.Effect<typeof PolicyList.Type, OperatorError>
   readonly createSlaPolicy: (projectId: ProjectId, input: CreatePolicyInput) => Effect.Effect<Policy, OperatorError>
   readonly deleteSlaPolicy: (projectId: ProjectId, policyId: SlaPolicyId) => Effect.Effect<void, OperatorError>
+  readonly listWebhooks: (projectId: ProjectId) => Effect.Effect<typeof WebhookList.Type, OperatorError>
+  /** Turns a disabled endpoint back on. */
+  readonly enableWebhook: (projectId: ProjectId, webhookId: WebhookId) => Effect.Effect<WebhookSummary, OperatorError>
+  /** Fails with Conflict while the endpoint is disabled. */
+  readonly replayWebhook: (projectId: ProjectId, webhookId: WebhookId, input: ReplayInput) => Effect.Effect<Replay, OperatorError>
+  readonly listReplays: (projectId: ProjectId, webhookId: WebhookId) => Effect.Effect<typeof ReplayList.Type, OperatorError>
   readonly seedDemo: Effect.Effect<DemoProject, OperatorError>
   /** The admin token of the database: ADMIN_TOKEN, or the one generated for the embedded database. */
   readonly adminToken: Effect.Effect<Option.Option<string>, OperatorError>

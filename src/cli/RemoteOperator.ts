@@ -80,6 +80,9 @@ export const RemoteOperator = (options: {
         Effect.provide(withToken)
       )
       const sla = yield* HttpApiClient.group(Api, { group: "sla", httpClient, baseUrl: service.url }).pipe(Effect.provide(withToken))
+      const webhooks = yield* HttpApiClient.group(Api, { group: "webhooks", httpClient, baseUrl: service.url }).pipe(
+        Effect.provide(withToken)
+      )
 
       /** One call of the API: its declared errors as they are, anything else as one line that says what to do. */
       const call = <A, E>(request: Effect.Effect<A, E>): Effect.Effect<A, OperatorError> =>
@@ -165,6 +168,11 @@ export const RemoteOperator = (options: {
         listSlaPolicies: (projectId) => call(sla.list({ params: { pid: projectId } })),
         createSlaPolicy: (projectId, payload) => call(sla.create({ params: { pid: projectId }, payload })),
         deleteSlaPolicy: (projectId, policyId) => call(sla.remove({ params: { pid: projectId, policy_id: policyId } })),
+        listWebhooks: (projectId) => call(webhooks.list({ params: { pid: projectId } })),
+        enableWebhook: (projectId, webhookId) => call(webhooks.enable({ params: { pid: projectId, webhook_id: webhookId } })),
+        replayWebhook: (projectId, webhookId, payload) =>
+          call(webhooks.replay({ params: { pid: projectId, webhook_id: webhookId }, payload })),
+        listReplays: (projectId, webhookId) => call(webhooks.replays({ params: { pid: projectId, webhook_id: webhookId } })),
         seedDemo: needsDatabase("demo", ""),
         adminToken: Effect.succeed(Option.some(token))
       }

@@ -8,7 +8,8 @@ import { AppConfig } from "../Config.ts"
 import * as App from "../App.ts"
 import { announcedService } from "../Database/DataDirLock.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
-import { ApiKeyId, CustomFieldId, ProjectId, SlaPolicyId } from "../Domain/Ids.ts"
+import { ApiKeyId, CustomFieldId, ProjectId, SlaPolicyId, WebhookId } from "../Domain/Ids.ts"
+import { type Replay, ReplayInput, ReplayList, WebhookList } from "../Domain/Webhook.ts"
 import { BusinessHours, Weekdays } from "../Domain/BusinessHours.ts"
 import { CreatePolicyInput, Policy, PolicyList } from "../Domain/Sla.ts"
 import { CreateCustomFieldInput, CustomField, CustomFieldList, fitText } from "../Domain/CustomField.ts"
@@ -55,7 +56,8 @@ const ServicesForCli = Layer.mergeAll(
   App.liveServices.satisfaction,
   App.liveServices.merge,
   App.liveServices.customFields,
-  App.liveServices.sla
+  App.liveServices.sla,
+  App.liveServices.webhooks
 ).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
@@ -869,6 +871,84 @@ const satisfactionSettings = Command.make("settings", {
     Command.withDescription("show, or change with --on/--off, --scale and --delay, how a project asks for ratings")
   )
 
+const webhookArgument = Argument.String("webhook").pipe(
+  Argument.withDescription(`the endpoint's id (\`${self} webhooks list\` shows them)`)
+)
+
+/** The endpoint of that id; a user error naming it when it is no webhook id at all. */
+const webhookIdOf = (text: string) =>
+  Schema.decodeUnknownEffect(WebhookId)(text).pipe(
+    Effect.mapError(() => userError(`no webhook ${text} (\`${self} webhooks list <project>\` shows them)`))
+  )
+
+const webhooksList = Command.make(
+  "list",
+  { project: projectArgument, json },
+  operating(({ json, project }) =>
+    Effect.gen(function*() {
+      const list = yield* (yield* Operator).listWebhooks(yield* requireProject(project))
+      yield* json ? printJson(WebhookList, list) : Console.log(list.webhooks.length === 0 ? "no webhooks" : table([
+        ["ID", "STATUS", "SCHEDULE", "URL", "FAILING SINCE"],
+        ...list.webhooks.map((webhook) => [
+          webhook.webhook_id,
+          webhook.status,
+          webhook.retry_schedule,
+          webhook.url,
+          webhook.failing_since?.slice(0, 16).replace("T", " ") ?? "-"
+        ])
+      ]))
+    }))
+).pipe(Command.withDescription("list a project's webhook endpoints, and which are disabled or failing"))
+
+const webhooksEnable = Command.make(
+  "enable",
+  { project: projectArgument, webhook: webhookArgument },
+  operating(({ project, webhook }) =>
+    Effect.gen(function*() {
+      const projectId = yield* requireProject(project)
+      const enabled = yield* (yield* Operator).enableWebhook(projectId, yield* webhookIdOf(webhook))
+      yield* Console.log(`webhook ${enabled.webhook_id} is enabled: ${enabled.url}`)
+    }))
+).pipe(Command.withDescription("turn a disabled webhook endpoint back on"))
+
+const replayLine = (replay: Replay) =>
+  `replay ${replay.replay_id}: ${replay.status}, ${replay.delivered + replay.failed} of ${replay.total} sent ` +
+  `(${replay.delivered} delivered, ${replay.failed} failed), ${replay.only === "all" ? "every delivery" : "failed deliveries"} ` +
+  `from ${replay.since} until ${replay.until}`
+
+const webhooksReplay = Command.make("replay", {
+  project: projectArgument,
+  webhook: webhookArgument,
+  since: Flag.String("since").pipe(Flag.withDescription("the first delivery's time, ISO 8601 (2026-11-28T09:00:00Z)")),
+  until: Flag.String("until").pipe(Flag.optional, Flag.withDescription("the end of the range, ISO 8601; default: now")),
+  all: Flag.Boolean("all").pipe(Flag.withDefault(false), Flag.withDescription("delivered ones too, not only the failed"))
+}, operating(({ all, project, since, until, webhook }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(ReplayInput)({
+      since,
+      ...(Option.isSome(until) ? { until: until.value } : {}),
+      only: all ? "all" : "failed"
+    })
+    const projectId = yield* requireProject(project)
+    const replay = yield* (yield* Operator).replayWebhook(projectId, yield* webhookIdOf(webhook), input)
+    yield* Console.log(replayLine(replay))
+  }), { ...typedAs, since: "--since", until: "--until" })).pipe(
+    Command.withDescription("send a range of an endpoint's failed (or --all) deliveries again, oldest first")
+  )
+
+const webhooksReplays = Command.make(
+  "replays",
+  { project: projectArgument, webhook: webhookArgument, json },
+  operating(({ json, project, webhook }) =>
+    Effect.gen(function*() {
+      const projectId = yield* requireProject(project)
+      const list = yield* (yield* Operator).listReplays(projectId, yield* webhookIdOf(webhook))
+      yield* json
+        ? printJson(ReplayList, list)
+        : Console.log(list.replays.length === 0 ? "no replays" : list.replays.map(replayLine).join("\n"))
+    }))
+).pipe(Command.withDescription("an endpoint's replays, newest first, with how far each has got"))
+
 const demo = Command.make(
   "demo",
   {},
@@ -944,6 +1024,10 @@ const cli = Command.make(self).pipe(
     Command.make("satisfaction").pipe(
       Command.withDescription("what contacts rated their resolved tickets, and how a project asks them"),
       Command.withSubcommands([satisfactionShow, satisfactionSettings])
+    ),
+    Command.make("webhooks").pipe(
+      Command.withDescription("a project's webhook endpoints: list, enable again, and replay what they missed"),
+      Command.withSubcommands([webhooksList, webhooksEnable, webhooksReplay, webhooksReplays])
     ),
     demo,
     adminToken

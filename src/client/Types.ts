@@ -306,6 +306,7 @@ export type WebhookEventKind =
   | "ticket_sla_breached"
   | "ticket_rated"
   | "ticket_merged"
+  | "endpoint_disabled"
 
 interface EventOf<K extends WebhookEventKind, D> {
   readonly event: K
@@ -394,6 +395,19 @@ export type TicketMergedEvent = EventOf<"ticket_merged", {
   readonly merged_at: string
 }>
 
+/**
+ * `endpoint_disabled`: a webhook endpoint of the project stopped receiving (it answered `410`, or
+ * failed without a success for the configured time); `id` is the endpoint's id. Sent to the
+ * project's other endpoints and its streams; re-enable the endpoint through the operator API.
+ */
+export type EndpointDisabledEvent = EventOf<"endpoint_disabled", {
+  readonly id: string
+  readonly project_id: string
+  readonly webhook_id: string
+  readonly reason: string
+  readonly disabled_at: string
+}>
+
 /** The body of a webhook delivery; switch on `event` to narrow `data`. */
 export type WebhookEvent =
   | TicketCreatedEvent
@@ -404,6 +418,7 @@ export type WebhookEvent =
   | TicketSlaBreachedEvent
   | TicketRatedEvent
   | TicketMergedEvent
+  | EndpointDisabledEvent
 
 /** The names an event of a stream can have: a webhook event's, or `reset`. */
 export type StreamEventName = WebhookEventKind | "reset"

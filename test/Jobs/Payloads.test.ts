@@ -62,7 +62,13 @@ describe.each(databaseKinds)("job payloads on %s", (kind) => {
         const { created, now, projectId, replied, sql, ticketId } = yield* seed
         const webhooks = yield* WebhooksRepo
         const repo = yield* JobsRepo
-        const hook = yield* webhooks.insert(projectId, "https://example.com/hooks", ["ticket_created"], "s".repeat(32))
+        const hook = yield* webhooks.insert(projectId, {
+          url: "https://example.com/hooks",
+          events: ["ticket_created"],
+          secret: "s".repeat(32),
+          retrySchedule: "default",
+          maxPerSecond: null
+        }, Date.parse("2026-11-28T10:00:00.000Z"))
         const agentId = crypto.randomUUID()
         const contactId = crypto.randomUUID()
         const messageId = crypto.randomUUID()

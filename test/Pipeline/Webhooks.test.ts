@@ -94,9 +94,12 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
             "ticket_assigned",
             "ticket_sla_breached",
             "ticket_rated",
-            "ticket_merged"
+            "ticket_merged",
+            "endpoint_disabled"
           ],
-          secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/)
+          secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+          retry_schedule: "default",
+          max_per_second: null
         })
         expect(created.value).toEqual(created.json)
         const chosen = yield* admin.webhooks.register({
@@ -116,6 +119,13 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           webhook_id: created.value.webhook_id,
           url: "https://example.com/hook",
           events: created.value.events,
+          retry_schedule: "default",
+          max_per_second: null,
+          status: "enabled",
+          disabled_at: null,
+          disabled_reason: null,
+          failing_since: null,
+          previous_secret_expires_at: null,
           created_at: expect.stringMatching(/Z$/)
         })
         expect(JSON.stringify(listed.json)).not.toContain("whsec_")
@@ -207,6 +217,7 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
           last_status_code: 200,
           last_error: null,
           next_attempt_at: null,
+          replay_id: null,
           created_at: expect.stringMatching(/Z$/)
         }])
       }))
@@ -378,12 +389,16 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
         const registered = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/hooks` } })
         const [rotated, response] = yield* admin.webhooks.rotateSecret({
           params: { pid, webhook_id: registered.webhook_id },
+          payload: { overlap_minutes: 0 },
           responseMode: "decoded-and-response"
         })
         expect(response.status).toBe(200)
         expect(rotated.secret).toMatch(/^whsec_/)
         expect(rotated.secret).not.toBe(registered.secret)
-        const unknown = yield* Effect.flip(admin.webhooks.rotateSecret({ params: { pid, webhook_id: crypto.randomUUID() } }))
+        expect(rotated.previous_secret_expires_at).toBeNull()
+        const unknown = yield* Effect.flip(
+          admin.webhooks.rotateSecret({ params: { pid, webhook_id: crypto.randomUUID() }, payload: undefined })
+        )
         expect(unknown._tag).toBe("NotFound")
         yield* api.tickets.create({ payload: { subject: "Rotated", body: "New secret" }, headers: {} })
         yield* eventually("a delivery", requestsAtLeast([hook, 1]))
@@ -392,6 +407,8 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
         expect(yield* Effect.promise(() =>
           verifySha256(registered.secret, request!.body, String(request!.headers["x-service-signature"]))
         )).toBe(false)
+        // no overlap asked: the old secret signs nothing any more
+        expect(String(request!.headers["webhook-signature"]).split(" ")).toHaveLength(1)
       }))
   })
 

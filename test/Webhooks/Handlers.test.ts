@@ -28,11 +28,30 @@ const webhooks = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput
     register: (projectId, input) =>
       Effect.sync(() => {
         asked.push({ projectId, input })
-        return { webhook_id: webhookId, url: input.url, events: input.events ?? ["ticket_created"], secret: "whsec_mock" }
+        return {
+          webhook_id: webhookId,
+          url: input.url,
+          events: input.events ?? ["ticket_created"],
+          secret: "whsec_mock",
+          retry_schedule: input.retry_schedule ?? "default",
+          max_per_second: input.max_per_second ?? null
+        }
       }),
     list: () =>
       Effect.succeed({
-        webhooks: [{ webhook_id: webhookId, url: "https://hooks.example.com/support", events: ["ticket_created"], created_at: "2026-11-28T10:00:00.000Z" }]
+        webhooks: [{
+          webhook_id: webhookId,
+          url: "https://hooks.example.com/support",
+          events: ["ticket_created"],
+          retry_schedule: "default",
+          max_per_second: null,
+          status: "enabled",
+          disabled_at: null,
+          disabled_reason: null,
+          failing_since: null,
+          previous_secret_expires_at: null,
+          created_at: "2026-11-28T10:00:00.000Z"
+        }]
       })
   })
 
@@ -63,7 +82,9 @@ describe("the webhooks group, its service swapped for a mock", () => {
         webhook_id: webhookId,
         url: "https://hooks.example.com/support",
         events: ["ticket_created", "ticket_replied"],
-        secret: "whsec_mock"
+        secret: "whsec_mock",
+        retry_schedule: "default",
+        max_per_second: null
       })
       expect(asked).toEqual([{
         projectId: pid,
