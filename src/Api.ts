@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./Admin/Api.ts"
 import { ArticlesApi } from "./Articles/Api.ts"
 import { AttachmentsAdminApi, AttachmentsApi } from "./Attachments/Api.ts"
+import { AuditApi } from "./Audit/Api.ts"
 import { AutomationApi } from "./Automation/Api.ts"
 import { SlaApi } from "./Sla/Api.ts"
 import { AdminEventsApi, EventsApi } from "./Events/Api.ts"
@@ -34,6 +35,7 @@ A refusal or failure is \`{"error": {"code", "message"}}\` with its status, and 
  */
 export class Api extends HttpApi.make("support")
   .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, SlaApi, CustomFieldsApi, MergeApi, AdminEventsApi, MailApi, MailAdminApi, AttachmentsAdminApi, ObservabilityApi, SatisfactionApi, SatisfactionAdminApi, SiteApi)
+  .add(AuditApi)
   .annotate(OpenApi.Title, "Support ticketing service")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, description)

@@ -8,6 +8,8 @@ import { ArticlesHttpLive } from "./Articles/Http.ts"
 import { Attachments } from "./Attachments/Attachments.ts"
 import { AttachmentsAdminHttpLive, AttachmentsHttpLive } from "./Attachments/Http.ts"
 import { Articles } from "./Articles/Articles.ts"
+import { Audit } from "./Audit/Audit.ts"
+import { AuditHttpLive } from "./Audit/Http.ts"
 import { AdminAuthLive, MailAuthLive, ProjectAuthLive } from "./Auth/Http.ts"
 import { TicketAccess } from "./Auth/TicketAccess.ts"
 import { AutomationHttpLive } from "./Automation/Http.ts"
@@ -96,7 +98,8 @@ export const liveServices = {
   ticketAccess: withDatabase(TicketAccess.layer),
   attachments: withDatabase(Attachments.layer),
   inboundMail: withDatabase(InboundMail.layer),
-  inboundAddresses: withDatabase(InboundAddresses.layer).pipe(Layer.provide(ProjectsLive))
+  inboundAddresses: withDatabase(InboundAddresses.layer).pipe(Layer.provide(ProjectsLive)),
+  audit: withDatabase(Audit.layer)
 }
 
 type LiveServices = typeof liveServices
@@ -129,7 +132,7 @@ export const ServicesLive = Layer.mergeAll(
  */
 const handlersOf = (services: ServiceLayers) => {
   const projectAuth = ProjectAuthLive.pipe(Layer.provide([services.projects, services.rateLimit]))
-  const adminAuth = AdminAuthLive.pipe(Layer.provide(services.adminToken))
+  const adminAuth = AdminAuthLive.pipe(Layer.provide([services.adminToken, services.audit]))
   return Layer.mergeAll(
     HealthHttpLive.pipe(Layer.provide([services.rateLimit, services.readiness])),
     TicketsHttpLive.pipe(
@@ -159,7 +162,8 @@ const handlersOf = (services: ServiceLayers) => {
       MailAuthLive.pipe(Layer.provide([services.projects, services.rateLimit]))
     ])),
     MailAdminHttpLive.pipe(Layer.provide([services.inboundAddresses, adminAuth])),
-    AttachmentsAdminHttpLive.pipe(Layer.provide([services.attachments, services.projects, adminAuth]))
+    AttachmentsAdminHttpLive.pipe(Layer.provide([services.attachments, services.projects, adminAuth])),
+    AuditHttpLive.pipe(Layer.provide([services.audit, adminAuth]))
   )
 }
 

@@ -1,6 +1,8 @@
 import { Effect, Layer, Option, Redacted, Result } from "effect"
-import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminToken } from "../Admin/AdminToken.ts"
+import { Audit } from "../Audit/Audit.ts"
+import { cliUserAgentPrefix } from "../Domain/Audit.ts"
 import { AppConfig } from "../Config.ts"
 import { Unauthorized } from "../Domain/Errors.ts"
 import type { VerifiedVisitor } from "../Domain/Visitor.ts"
@@ -24,6 +26,14 @@ const markWidgetScope = HttpEffect.appendPreResponseHandler((_request, response)
   Effect.succeed(HttpServerResponse.setHeader(response, "api-key-scope", "widget"))
 )
 
+/** Where a request came from: the connection's peer, or behind a trusted proxy the address it reported. */
+const clientAddressOf = (config: AppConfig["Service"]) => (request: HttpServerRequest.HttpServerRequest) => {
+  const forwarded = request.headers["x-forwarded-for"]
+  // the last entry is the one the proxy appended; those before it are the client's to write
+  if (config.trustProxy && forwarded !== undefined) return forwarded.split(",").at(-1)!.trim()
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
 /**
  * A known key spends its own budget. A missing or unknown one spends the budget of the client
  * address instead, so guessing keys is throttled like anything else. A widget key's request
@@ -35,12 +45,7 @@ const keyAuthentication = Effect.gen(function*() {
   const rateLimit = yield* RateLimit
   const config = yield* AppConfig
 
-  const clientAddress = (request: HttpServerRequest.HttpServerRequest) => {
-    const forwarded = request.headers["x-forwarded-for"]
-    // the last entry is the one the proxy appended; those before it are the client's to write
-    if (config.trustProxy && forwarded !== undefined) return forwarded.split(",").at(-1)!.trim()
-    return Option.getOrElse(request.remoteAddress, () => "unknown")
-  }
+  const clientAddress = clientAddressOf(config)
 
   return <A, E, R>(httpEffect: Effect.Effect<A, E, R>, credential: string) =>
     Effect.gen(function*() {
@@ -102,19 +107,55 @@ export const MailAuthLive = Layer.effect(
     }))
 )
 
+/**
+ * An operator call that changes something (any method but GET), once it has succeeded: appended
+ * to the audit log with its group and endpoint, the ids of its path, and who and where from.
+ */
+const audited = <A extends HttpServerResponse.HttpServerResponse, E, R>(
+  audit: Audit["Service"],
+  clientAddress: (request: HttpServerRequest.HttpServerRequest) => string,
+  httpEffect: Effect.Effect<A, E, R>,
+  action: string
+) =>
+  Effect.tap(httpEffect, (response) =>
+    Effect.gen(function*() {
+      if (response.status >= 400) return
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const { pid, ...rest } = yield* HttpRouter.params
+      const target = Object.fromEntries(Object.entries(rest).filter((entry): entry is [string, string] => entry[1] !== undefined))
+      const userAgent = request.headers["user-agent"] ?? null
+      yield* audit.record({
+        projectId: pid ?? null,
+        actor: userAgent?.startsWith(cliUserAgentPrefix) ? "cli" : "admin_token",
+        action,
+        target,
+        status: response.status,
+        sourceIp: clientAddress(request),
+        userAgent: userAgent === null ? null : userAgent.slice(0, 500)
+      }).pipe(
+        // the action is done and committed: an answer saying otherwise would be the wrong one
+        Effect.catchCause((cause) => Effect.logError("an operator action could not be written to the audit log", cause))
+      )
+    }))
+
 export const AdminAuthLive = Layer.effect(
   AdminAuth,
   Effect.gen(function*() {
     const admin = yield* AdminToken
+    const audit = yield* Audit
+    const config = yield* AppConfig
+    const clientAddress = clientAddressOf(config)
     return AdminAuth.of({
-      adminToken: (httpEffect, { credential }) =>
+      adminToken: (httpEffect, { credential, endpoint, group }) =>
         Option.match(admin.token, {
           onNone: () =>
             Effect.fail(new Unauthorized({ message: "the admin API is disabled: set ADMIN_TOKEN to enable it" })),
           onSome: (expected) =>
-            sameSecret(Redacted.value(credential), expected)
+            !sameSecret(Redacted.value(credential), expected)
+              ? Effect.fail(new Unauthorized({ message: "a valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>" }))
+              : endpoint.method === "GET"
               ? httpEffect
-              : Effect.fail(new Unauthorized({ message: "a valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>" }))
+              : audited(audit, clientAddress, httpEffect, `${group.identifier}.${endpoint.identifier}`)
         })
     })
   })

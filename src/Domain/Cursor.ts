@@ -16,6 +16,8 @@ export type Cursor =
   | { readonly order: "custom_field"; readonly value: string | null; readonly number: number }
   /** the next SLA due time to the microsecond (null for tickets without one, which come last), then the id */
   | { readonly order: "sla_due"; readonly at: string | null; readonly id: TicketId }
+  /** an audit entry's id (a bigint, as decimal text): the log pages newest first */
+  | { readonly order: "audit"; readonly id: string }
 
 const isTicketId = Schema.is(TicketId)
 const isArticleId = Schema.is(ArticleId)
@@ -40,7 +42,7 @@ const isMoment = (at: string) => {
  * it) of one project. A cursor read anywhere else is refused, as is one the service never made.
  */
 export interface CursorScope {
-  readonly list: "tickets" | "contact_tickets" | "visitor_tickets" | "articles"
+  readonly list: "tickets" | "contact_tickets" | "visitor_tickets" | "articles" | "audit"
   readonly projectId: string
   readonly query: ReadonlyArray<unknown>
 }
@@ -84,6 +86,11 @@ export const decodeCursor = <O extends Cursor["order"]>(
     return (cursor.at === null || (typeof cursor.at === "string" && exactTimestamp.test(cursor.at) && isMoment(cursor.at))) &&
         isTicketId(cursor.id)
       ? { order, at: cursor.at, id: cursor.id } as Extract<Cursor, { readonly order: O }>
+      : undefined
+  }
+  if (order === "audit") {
+    return typeof cursor.id === "string" && /^[1-9]\d{0,17}$/.test(cursor.id)
+      ? { order, id: cursor.id } as Extract<Cursor, { readonly order: O }>
       : undefined
   }
   if (order === "custom_field") {

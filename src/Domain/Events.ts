@@ -16,7 +16,7 @@ export const TicketEventKinds = [
 export type TicketEventKind = (typeof TicketEventKinds)[number]
 
 /** Every event an endpoint or a stream can receive: a ticket's, and the project's own. */
-export const EventKinds = [...TicketEventKinds, "endpoint_disabled"] as const
+export const EventKinds = [...TicketEventKinds, "endpoint_disabled", "contact_erased"] as const
 export type EventKind = (typeof EventKinds)[number]
 
 /** The body of a webhook delivery, exactly as CONTRACT lists it per event. */
@@ -232,5 +232,25 @@ export const endpointDisabled = (endpoint: {
     webhook_id: endpoint.webhook_id,
     reason: endpoint.reason,
     disabled_at: endpoint.disabled_at
+  }
+})
+
+/**
+ * A contact's data was erased: `id` is the contact's id, and the address survives only as its
+ * SHA-256 (hex, of the address lower-cased), for a receiver to find and erase its own copy.
+ */
+export const contactErased = (erasure: {
+  readonly contact_id: string
+  readonly project_id: string
+  readonly contact_email_hash: string
+  readonly erased_at: string
+}): ServiceEvent => ({
+  event: "contact_erased",
+  timestamp: erasure.erased_at,
+  data: {
+    id: erasure.contact_id,
+    project_id: erasure.project_id,
+    contact_email_hash: erasure.contact_email_hash,
+    erased_at: erasure.erased_at
   }
 })

@@ -190,6 +190,15 @@ export const optional = <S extends Schema.Top>(schema: S) => {
 
 export const Uuid = Schema.String.check(Schema.isUUID())
 
+const timestampRule = (field: string) => `${field} must be an ISO 8601 timestamp such as 2026-11-28T09:00:00Z`
+
+/** A moment as a client writes one: ISO 8601 with its offset (Z or ±hh:mm), a real date. */
+export const IsoTimestamp = (field: string) =>
+  Schema.String.annotate({ message: timestampRule(field) }).check(Schema.makeFilter((text: string) =>
+    (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) ||
+    timestampRule(field)
+  ))
+
 /** ISO 8601 UTC with milliseconds, whatever the driver returned (Date or text). */
 export const isoTimestamp = (value: Date | string) => new Date(value).toISOString()
 

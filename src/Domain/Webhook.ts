@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { EventKinds } from "./Events.ts"
-import { OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
+import { IsoTimestamp, OneOf, optional, RequiredText, Uuid } from "./Fields.ts"
 
 // `[]` stands for the index of the item, which the error envelope fills in from the issue's path
 export const EventKind = OneOf("events[]", EventKinds)
@@ -69,17 +69,10 @@ export const WebhookSummary = Schema.Struct({
 export type WebhookSummary = typeof WebhookSummary.Type
 export const WebhookList = Schema.Struct({ webhooks: Schema.Array(WebhookSummary) })
 
-const timestampRule = (field: string) => `${field} must be an ISO 8601 timestamp such as 2026-11-28T09:00:00Z`
-const Timestamp = (field: string) =>
-  Schema.String.annotate({ message: timestampRule(field) }).check(Schema.makeFilter((text: string) =>
-    (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) ||
-    timestampRule(field)
-  ))
-
 /** Which deliveries of a time range to send again, oldest first. */
 export const ReplayInput = Schema.Struct({
-  since: Timestamp("since"),
-  until: optional(Timestamp("until")),
+  since: IsoTimestamp("since"),
+  until: optional(IsoTimestamp("until")),
   /** `failed` (the default): only those that never got through; `all`: delivered ones too */
   only: optional(OneOf("only", ["failed", "all"]))
 }).annotate({ message: "request body must be a JSON object", identifier: "ReplayInput" })

@@ -247,7 +247,7 @@ export interface CustomFieldOrder {
 export interface TicketPage {
   readonly order: "created" | "updated" | "sla_due" | CustomFieldOrder
   /** the cursor of the previous page's last ticket, of the same order */
-  readonly after: Cursor | undefined
+  readonly after: Exclude<Cursor, { readonly order: "audit" }> | undefined
   /** rows read; a caller asks one more than it shows, to know whether another page follows */
   readonly rows: number
   /** false for a list that does not show service levels (a contact's): they are not read */

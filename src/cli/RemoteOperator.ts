@@ -3,6 +3,8 @@ import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from 
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { AdminAuth } from "../Auth/Api.ts"
+import { cliUserAgentPrefix } from "../Domain/Audit.ts"
+import { serviceVersion } from "../Health/Version.ts"
 import type { AnnouncedService } from "../Database/DataDirLock.ts"
 import { isApiError, NotFound, Unauthorized } from "../Domain/Errors.ts"
 import { type ProjectId, TicketId } from "../Domain/Ids.ts"
@@ -67,7 +69,12 @@ export const RemoteOperator = (options: {
         )
 
       const httpClient = yield* HttpClient.HttpClient
-      const withToken = HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token)))
+      // the service's audit log names the CLI as the actor of what it does through the operator API
+      const withToken = HttpApiMiddleware.layerClient(AdminAuth, ({ next, request }) =>
+        next(request.pipe(
+          HttpClientRequest.bearerToken(token),
+          HttpClientRequest.setHeader("user-agent", `${cliUserAgentPrefix}${serviceVersion}`)
+        )))
       const admin = yield* HttpApiClient.group(Api, { group: "admin", httpClient, baseUrl: service.url }).pipe(Effect.provide(withToken))
       const mailAdmin = yield* HttpApiClient.group(Api, { group: "mailAdmin", httpClient, baseUrl: service.url }).pipe(
         Effect.provide(withToken)

@@ -57,7 +57,8 @@ const ServicesForCli = Layer.mergeAll(
   App.liveServices.merge,
   App.liveServices.customFields,
   App.liveServices.sla,
-  App.liveServices.webhooks
+  App.liveServices.webhooks,
+  App.liveServices.audit
 ).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),

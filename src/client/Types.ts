@@ -307,6 +307,7 @@ export type WebhookEventKind =
   | "ticket_rated"
   | "ticket_merged"
   | "endpoint_disabled"
+  | "contact_erased"
 
 interface EventOf<K extends WebhookEventKind, D> {
   readonly event: K
@@ -408,6 +409,18 @@ export type EndpointDisabledEvent = EventOf<"endpoint_disabled", {
   readonly disabled_at: string
 }>
 
+/**
+ * `contact_erased`: everything the service held about a contact was erased or anonymised; `id` is
+ * the contact's id and `contact_email_hash` the hex SHA-256 of the address, lower-cased, so a
+ * receiver can find and erase its own copy.
+ */
+export type ContactErasedEvent = EventOf<"contact_erased", {
+  readonly id: string
+  readonly project_id: string
+  readonly contact_email_hash: string
+  readonly erased_at: string
+}>
+
 /** The body of a webhook delivery; switch on `event` to narrow `data`. */
 export type WebhookEvent =
   | TicketCreatedEvent
@@ -419,6 +432,7 @@ export type WebhookEvent =
   | TicketRatedEvent
   | TicketMergedEvent
   | EndpointDisabledEvent
+  | ContactErasedEvent
 
 /** The names an event of a stream can have: a webhook event's, or `reset`. */
 export type StreamEventName = WebhookEventKind | "reset"

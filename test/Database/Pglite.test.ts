@@ -56,7 +56,9 @@ describe("the embedded database", () => {
         { migration_id: 19, name: "custom_fields" },
         { migration_id: 20, name: "merge" },
         { migration_id: 21, name: "satisfaction" },
-        { migration_id: 22, name: "sla" }
+        { migration_id: 22, name: "sla" },
+        { migration_id: 23, name: "webhook_health" },
+        { migration_id: 25, name: "audit_log" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

@@ -83,7 +83,8 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
           "Operator API: metrics",
           "Satisfaction",
           "Operator API: satisfaction",
-          "Widget"
+          "Widget",
+          "Operator API: audit log",
         ])
         for (const tag of tags) {
           expect(tag.name, tag.name).toMatch(/^\p{Lu}/u)

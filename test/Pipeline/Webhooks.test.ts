@@ -95,7 +95,8 @@ describe.each(databaseKinds)("webhooks on %s", (kind) => {
             "ticket_sla_breached",
             "ticket_rated",
             "ticket_merged",
-            "endpoint_disabled"
+            "endpoint_disabled",
+            "contact_erased"
           ],
           secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
           retry_schedule: "default",

@@ -10,13 +10,15 @@ import { HttpApiTest } from "effect/http-api"
 import { AdminToken } from "../../src/Admin/AdminToken.ts"
 import { Api } from "../../src/Api.ts"
 import { AdminAuth } from "../../src/Auth/Api.ts"
+import { Audit } from "../../src/Audit/Audit.ts"
+import type { NewAuditEntry } from "../../src/Audit/Repo.ts"
 import { AdminAuthLive } from "../../src/Auth/Http.ts"
 import { Unauthorized } from "../../src/Domain/Errors.ts"
 import { type ProjectId, WebhookId } from "../../src/Domain/Ids.ts"
 import type { CreateWebhookInput } from "../../src/Domain/Webhook.ts"
 import { WebhooksHttpLive } from "../../src/Webhooks/Http.ts"
 import { Webhooks } from "../../src/Webhooks/Webhooks.ts"
-import { platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
+import { defaultSettings, platform, sending, standInClient, standInMiddleware } from "../support/HandlerTest.ts"
 import { makeTestLayer } from "../support/TestLayer.ts"
 
 const pid = "5b0c0f7e-3f26-4a0e-8d6c-2d9b7f6f6a11"
@@ -55,11 +57,22 @@ const webhooks = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput
       })
   })
 
-const served = (asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }>) =>
+/** An audit log that keeps what it is told in `audited`. */
+const auditLog = (audited: Array<Omit<NewAuditEntry, "at">>) =>
+  makeTestLayer(Audit)({ record: (entry) => Effect.sync(() => void audited.push(entry)) })
+
+const served = (
+  asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }>,
+  audited: Array<Omit<NewAuditEntry, "at">> = []
+) =>
   WebhooksHttpLive.pipe(
     Layer.provide(webhooks(asked)),
     Layer.provideMerge(Layer.mergeAll(
-      AdminAuthLive.pipe(Layer.provide(makeTestLayer(AdminToken)({ token: Option.some("adm_right") }))),
+      AdminAuthLive.pipe(Layer.provide([
+        makeTestLayer(AdminToken)({ token: Option.some("adm_right") }),
+        auditLog(audited),
+        defaultSettings
+      ])),
       standInMiddleware.projectAuth,
       standInMiddleware.mailAuth,
       standInMiddleware.idempotent,
@@ -72,6 +85,7 @@ const asAdmin = (token: string) => Layer.mergeAll(sending(AdminAuth, token), sta
 describe("the webhooks group, its service swapped for a mock", () => {
   it.effect("registers a webhook with what the operator sent, decoded, and answers 201 with the service's webhook", () => {
     const asked: Array<{ projectId: ProjectId; input: CreateWebhookInput }> = []
+    const audited: Array<Omit<NewAuditEntry, "at">> = []
     return Effect.gen(function*() {
       const api = yield* HttpApiTest.groups(Api, ["webhooks"])
       const created = yield* api.webhooks.register({
@@ -91,7 +105,17 @@ describe("the webhooks group, its service swapped for a mock", () => {
         input: { url: "https://hooks.example.com/support", events: ["ticket_created", "ticket_replied"] }
       }])
       expect((yield* api.webhooks.list({ params: { pid } })).webhooks.map((webhook) => webhook.webhook_id)).toEqual([webhookId])
-    }).pipe(Effect.provide([served(asked), asAdmin("adm_right")]))
+      // the registration is the operator's action on the log; the list, a read, is not
+      expect(audited).toEqual([{
+        projectId: pid,
+        actor: "admin_token",
+        action: "webhooks.register",
+        target: {},
+        status: 201,
+        sourceIp: expect.any(String),
+        userAgent: null
+      }])
+    }).pipe(Effect.provide([served(asked, audited), asAdmin("adm_right")]))
   })
 
   it.effect("refuses a wrong admin token with 401 before the service is asked anything", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { Audit } from "../../src/Audit/Audit.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
 import { Tickets } from "../../src/Tickets/Tickets.ts"
@@ -12,6 +13,16 @@ const withTickets = <A, E>(env: Record<string, string>, effect: Effect.Effect<A,
   Effect.gen(function*() {
     const config = yield* testSettings(env)
     return yield* effect.pipe(Effect.provide(Tickets.layer.pipe(
+      Layer.provideMerge(Database.layer),
+      Layer.provide(Layer.succeed(AppConfig, config))
+    )))
+  })
+
+/** Runs `effect` with the audit log over the database of `env`. */
+const withAudit = <A, E>(env: Record<string, string>, effect: Effect.Effect<A, E, Audit>) =>
+  Effect.gen(function*() {
+    const config = yield* testSettings(env)
+    return yield* effect.pipe(Effect.provide(Audit.layer.pipe(
       Layer.provideMerge(Database.layer),
       Layer.provide(Layer.succeed(AppConfig, config))
     )))
@@ -60,5 +71,14 @@ describe.each(databaseKinds)("operator CLI tickets merge on %s", (kind) => {
       const json = JSON.parse(succeeded(yield* cli(env, "tickets", "merge", projectId, third!.ticket_id, "1", "--json")))
       expect(json.ticket_id).toBe(kept!.ticket_id)
       expect(json.messages.at(-1).body).toBe("Ticket #3 “Dark mode” was merged into this ticket.")
+
+      // the two merges are the CLI's actions in the audit log, as the operator API would list them; the refusals are not
+      const logged = yield* withAudit(env, Effect.flatMap(Effect.service(Audit), (audit) =>
+        audit.list({ project_id: projectId, action: "merge.merge" })))
+      expect(logged.entries.map((entry) => [entry.actor, entry.target, entry.status, entry.source_ip])).toEqual([
+        ["cli", { id: third!.ticket_id }, null, "local"],
+        ["cli", { id: duplicate!.ticket_id }, null, "local"]
+      ])
+      expect(logged.entries[0]!.user_agent).toMatch(/^support-ticketing-cli\//)
     }), 600_000)
 })

@@ -142,6 +142,11 @@ describe("operator CLI while the service holds the embedded database", () => {
       )
       const revoked = keys.api_keys.find((key) => key.key_id === vars.KEY_ID)
       expect(revoked).toMatchObject({ name: "website", scope: "widget", rate_limit_per_minute: 300, revoked_at: expect.any(String) })
+      // what the README's commands changed is the CLI's in the service's audit log, once each
+      const audited = yield* Effect.promise(() =>
+        callService(service.baseUrl, adminToken, (api) => api.audit.list({ query: { project_id: projectId, action: "admin.revokeKey" } }))
+      )
+      expect(audited.entries.map((entry) => [entry.actor, entry.target])).toEqual([["cli", { key_id: vars.KEY_ID }]])
       const identity = yield* Effect.promise(() =>
         callService(service.baseUrl, adminToken, (api) => api.admin.getIdentity({ params: { pid: projectId } }))
       )

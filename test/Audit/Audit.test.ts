@@ -1,0 +1,156 @@
+/**
+ * The operator's audit log, through the server on both databases: each action that changed
+ * something is listed once, with who, when, what and from where; reads and refusals are not;
+ * filters and cursor paging; and the database itself refuses to change or remove an entry.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { createTicket } from "../support/Calls.ts"
+import { databaseKinds } from "../support/Databases.ts"
+import { startStub } from "../support/StubServer.ts"
+import { adminToken, createProject, TestServer, type TestServerShape, testServer } from "../support/TestServer.ts"
+
+const auditOf = (server: TestServerShape, query: Record<string, string>) =>
+  Effect.promise(() =>
+    server.request("GET", `/v1/admin/audit-log?${new URLSearchParams(query)}`, {
+      key: adminToken,
+      headers: { "user-agent": "audit-test" }
+    })
+  )
+
+/** The messages of an error and of every cause under it: the database's own words are at the bottom. */
+const messagesOf = (error: unknown): string => {
+  const messages: Array<string> = []
+  for (let at: unknown = error; at instanceof Object; at = (at as { cause?: unknown }).cause) {
+    messages.push(String((at as { message?: unknown }).message))
+  }
+  return messages.join(" / ")
+}
+
+describe.each(databaseKinds)("the audit log on %s", (kind) => {
+  layer(testServer(kind, { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }), { excludeTestServices: true })((it) => {
+    it.effect("lists each operator action once: who, when, what and from where; reads and refusals are not actions", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const admin = yield* server.api(adminToken)
+        const started = new Date().toISOString()
+        const project = yield* createProject(server, "Audited")
+        const pid = project.projectId
+        const hook = yield* Effect.acquireRelease(Effect.promise(() => startStub()), (stub) => Effect.promise(() => stub.close()))
+
+        const key = yield* admin.admin.createKey({ params: { pid }, payload: { scope: "full", name: "ci" } })
+        yield* admin.admin.revokeKey({ params: { pid, key_id: key.key_id } })
+        const webhook = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/h` } })
+        yield* admin.webhooks.update({ params: { pid, webhook_id: webhook.webhook_id }, payload: { max_per_second: 10 } })
+        yield* admin.webhooks.replay({ params: { pid, webhook_id: webhook.webhook_id }, payload: { since: started } })
+        const first = yield* createTicket(server, project.key, { subject: "One", body: "First" })
+        const second = yield* createTicket(server, project.key, { subject: "Two", body: "Second" })
+        yield* admin.merge.merge({ params: { pid, id: second.ticket_id }, payload: { into_id: first.ticket_id } })
+        yield* admin.satisfactionAdmin.updateSettings({ params: { pid }, payload: { delay_minutes: 5 } })
+        const policy = yield* admin.sla.create({
+          params: { pid },
+          payload: { name: "Urgent", first_response_minutes: 60 }
+        })
+        // reads, and a refusal that changed nothing, are no actions
+        yield* admin.webhooks.list({ params: { pid } })
+        yield* admin.admin.getTicket({ params: { pid, id: first.ticket_id } })
+        const refused = yield* Effect.promise(() =>
+          server.request("POST", `/v1/admin/projects/${pid}/webhooks`, { key: adminToken, body: { url: "ftp://nope" } })
+        )
+        expect(refused.status).toBe(400)
+
+        const listed = yield* auditOf(server, { project_id: pid })
+        expect(listed.status).toBe(200)
+        const entries = listed.body.entries as Array<Record<string, unknown>>
+        expect(entries.map((entry) => [entry.action, entry.target])).toEqual([
+          ["sla.create", {}],
+          ["satisfactionAdmin.updateSettings", {}],
+          ["merge.merge", { id: second.ticket_id }],
+          ["webhooks.replay", { webhook_id: webhook.webhook_id }],
+          ["webhooks.update", { webhook_id: webhook.webhook_id }],
+          ["webhooks.register", {}],
+          ["admin.revokeKey", { key_id: key.key_id }],
+          ["admin.createKey", {}],
+          // createProject's own widget key
+          ["admin.createKey", {}]
+        ])
+        expect(policy.policy_id).toBeDefined()
+        for (const entry of entries) {
+          expect(entry).toMatchObject({
+            audit_id: expect.stringMatching(/^\d+$/),
+            at: expect.stringMatching(/Z$/),
+            project_id: pid,
+            actor: "admin_token",
+            status: expect.any(Number),
+            source_ip: expect.stringMatching(/127\.0\.0\.1/)
+          })
+          expect((entry.at as string) >= started).toBe(true)
+        }
+        expect(entries[3]!.status).toBe(202)
+        // the project itself was made before it had an id to file under
+        const global = yield* auditOf(server, { action: "admin.createProject", since: started })
+        expect(global.body.entries.some((entry: { project_id: string | null }) => entry.project_id === null)).toBe(true)
+      }))
+
+    it.effect("filters and pages with a cursor bound to its filter; bad filters are 400", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const admin = yield* server.api(adminToken)
+        const project = yield* createProject(server, "Paged")
+        const pid = project.projectId
+        for (let i = 0; i < 5; i++) {
+          yield* admin.admin.createAgent({ params: { pid }, payload: { email: `agent${i}@acme.test`, name: `Agent ${i}` } })
+        }
+        const seen: Array<string> = []
+        let cursor: string | undefined
+        do {
+          const page = yield* auditOf(server, {
+            project_id: pid,
+            action: "admin.createAgent",
+            limit: "2",
+            ...(cursor === undefined ? {} : { cursor })
+          })
+          expect(page.status).toBe(200)
+          seen.push(...page.body.entries.map((entry: { audit_id: string }) => entry.audit_id))
+          cursor = page.body.next_cursor ?? undefined
+        } while (cursor !== undefined)
+        expect(seen).toHaveLength(5)
+        expect(new Set(seen).size).toBe(5)
+        expect([...seen].sort((a, b) => Number(b) - Number(a))).toEqual(seen)
+
+        const firstPage = yield* auditOf(server, { project_id: pid, action: "admin.createAgent", limit: "2" })
+        const elsewhere = yield* auditOf(server, { action: "admin.createAgent", limit: "2", cursor: firstPage.body.next_cursor })
+        expect(elsewhere.status).toBe(400)
+        expect(elsewhere.body.error.message).toBe("cursor is not valid")
+        for (
+          const [query, message] of [
+            [{ actor: "robot" }, "actor must be one of admin_token, cli"],
+            [{ since: "last week" }, "since must be an ISO 8601 timestamp"],
+            [{ project_id: "nope" }, "project_id must be a project id"],
+            [{ since: "2026-11-28T10:00:00Z", until: "2026-11-28T09:00:00Z" }, "until must be later than since"],
+            [{ limit: "0" }, "limit must be at least 1"]
+          ] as const
+        ) {
+          const bad = yield* auditOf(server, query)
+          expect(bad.status, JSON.stringify(query)).toBe(400)
+          expect(bad.body.error.message).toContain(message)
+        }
+        const byCli = yield* auditOf(server, { project_id: pid, actor: "cli" })
+        expect(byCli.body.entries).toEqual([])
+      }))
+
+    it.effect("is append-only: the database refuses to change or remove an entry", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        yield* createProject(server, "Kept")
+        const sql = yield* SqlClient.SqlClient
+        const changed = yield* Effect.flip(sql`UPDATE audit_log SET action = 'nothing'`)
+        expect(messagesOf(changed)).toContain("the audit log is append-only")
+        const removed = yield* Effect.flip(sql`DELETE FROM audit_log`)
+        expect(messagesOf(removed)).toContain("the audit log is append-only")
+        const [{ count }] = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM audit_log`
+        expect(Number(count)).toBeGreaterThan(0)
+      }))
+  })
+})
