@@ -11,6 +11,7 @@ import { HealthApi } from "./Health/Api.ts"
 import { MailAdminApi, MailApi } from "./Mail/Api.ts"
 import { MergeApi } from "./Merge/Api.ts"
 import { ObservabilityApi } from "./Observability/Api.ts"
+import { PrivacyApi } from "./Privacy/Api.ts"
 import { serviceVersion } from "./Health/Version.ts"
 import { SatisfactionAdminApi, SatisfactionApi } from "./Satisfaction/Api.ts"
 import { SearchApi } from "./Search/Api.ts"
@@ -36,6 +37,7 @@ A refusal or failure is \`{"error": {"code", "message"}}\` with its status, and 
 export class Api extends HttpApi.make("support")
   .add(HealthApi, TicketsApi, AttachmentsApi, ArticlesApi, SearchApi, EventsApi, AdminApi, WebhooksApi, AutomationApi, SlaApi, CustomFieldsApi, MergeApi, AdminEventsApi, MailApi, MailAdminApi, AttachmentsAdminApi, ObservabilityApi, SatisfactionApi, SatisfactionAdminApi, SiteApi)
   .add(AuditApi)
+  .add(PrivacyApi)
   .annotate(OpenApi.Title, "Support ticketing service")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, description)

@@ -30,6 +30,8 @@ import { MailAdminHttpLive, MailHttpLive } from "./Mail/Http.ts"
 import { InboundMail } from "./Mail/Inbound.ts"
 import { MergeHttpLive } from "./Merge/Http.ts"
 import { Merge } from "./Merge/Merge.ts"
+import { PrivacyHttpLive } from "./Privacy/Http.ts"
+import { Privacy } from "./Privacy/Privacy.ts"
 import { InboundAddresses } from "./Mail/Addresses.ts"
 import { SmtpListenerLive } from "./Mail/SmtpListener.ts"
 import { Readiness } from "./Health/Readiness.ts"
@@ -88,6 +90,7 @@ export const liveServices = {
   automation: withDatabase(Automation.layer),
   sla: withDatabase(Sla.layer),
   merge: withDatabase(Merge.layer),
+  privacy: withDatabase(Privacy.layer),
   customFields: withDatabase(CustomFields.layer),
   observability: withDatabase(Observability.layer),
   satisfaction: withDatabase(Satisfaction.layer),
@@ -148,6 +151,7 @@ const handlersOf = (services: ServiceLayers) => {
     AutomationHttpLive.pipe(Layer.provide([services.automation, adminAuth])),
     SlaHttpLive.pipe(Layer.provide([services.sla, adminAuth])),
     MergeHttpLive.pipe(Layer.provide([services.merge, adminAuth])),
+    PrivacyHttpLive.pipe(Layer.provide([services.privacy, adminAuth])),
     CustomFieldsHttpLive.pipe(Layer.provide([services.customFields, adminAuth])),
     ObservabilityHttpLive.pipe(Layer.provide([services.observability, adminAuth])),
     SatisfactionHttpLive.pipe(

@@ -138,6 +138,13 @@ const audited = <A extends HttpServerResponse.HttpServerResponse, E, R>(
       )
     }))
 
+/** Reads that hand out everything about a person are actions of their own. */
+const auditedReads: ReadonlySet<string> = new Set(["privacy.exportContact", "privacy.exportContactZip"])
+
+/** A change (any method but GET), or a read of a person's data, goes through `audit`; other reads as they are. */
+const auditedAction = <A>(method: string, action: string, audit: (action: string) => A, unaudited: A): A =>
+  method !== "GET" || auditedReads.has(action) ? audit(action) : unaudited
+
 export const AdminAuthLive = Layer.effect(
   AdminAuth,
   Effect.gen(function*() {
@@ -153,9 +160,8 @@ export const AdminAuthLive = Layer.effect(
           onSome: (expected) =>
             !sameSecret(Redacted.value(credential), expected)
               ? Effect.fail(new Unauthorized({ message: "a valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>" }))
-              : endpoint.method === "GET"
-              ? httpEffect
-              : audited(audit, clientAddress, httpEffect, `${group.identifier}.${endpoint.identifier}`)
+              : auditedAction(endpoint.method, `${group.identifier}.${endpoint.identifier}`, (action) =>
+                audited(audit, clientAddress, httpEffect, action), httpEffect)
         })
     })
   })

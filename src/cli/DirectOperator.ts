@@ -16,6 +16,7 @@ import { CustomFields } from "../Fields/CustomFields.ts"
 import { Sla } from "../Sla/Sla.ts"
 import { Tickets } from "../Tickets/Tickets.ts"
 import { Webhooks } from "../Webhooks/Webhooks.ts"
+import { Privacy } from "../Privacy/Privacy.ts"
 import { Audit } from "../Audit/Audit.ts"
 import { cliUserAgentPrefix } from "../Domain/Audit.ts"
 import { serviceVersion } from "../Health/Version.ts"
@@ -35,6 +36,7 @@ export const DirectOperator = Layer.effect(
     const customFields = yield* CustomFields
     const sla = yield* Sla
     const webhooks = yield* Webhooks
+    const privacy = yield* Privacy
     // what the import and the demo seeding read and write with, captured once
     const context = yield* Effect.context<Projects | Articles | SqlClient.SqlClient | FileSystem.FileSystem | Path.Path>()
 
@@ -111,6 +113,13 @@ export const DirectOperator = Layer.effect(
       replayWebhook: (projectId, webhookId, input) =>
         webhooks.replay(projectId, webhookId, input).pipe(logged("webhooks.replay", projectId, { webhook_id: webhookId })),
       listReplays: webhooks.replays,
+      exportContact: (projectId, email) => privacy.exportContact(projectId, email).pipe(logged("privacy.exportContact", projectId)),
+      exportContactZip: (projectId, email) =>
+        privacy.exportZip(projectId, email).pipe(
+          Effect.map((archive) => archive.content),
+          logged("privacy.exportContactZip", projectId)
+        ),
+      eraseContact: (projectId, email) => privacy.eraseContact(projectId, email).pipe(logged("privacy.eraseContact", projectId)),
       seedDemo: seedDemo().pipe(
         Effect.catchTag("InvalidArticleFiles", Effect.die),
         Effect.provideContext(context),

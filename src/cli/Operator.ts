@@ -3,6 +3,7 @@ import type { ImportedFile, InvalidArticleFiles } from "../Articles/Import.ts"
 import type { DemoProject } from "../Demo/Demo.ts"
 import type { ApiError } from "../Domain/Errors.ts"
 import type { ApiKeyId, CustomFieldId, ProjectId, TicketId, WebhookId } from "../Domain/Ids.ts"
+import type { ContactErasure, ContactExport } from "../Domain/Privacy.ts"
 import type { Replay, ReplayInput, ReplayList, WebhookList, WebhookSummary } from "../Domain/Webhook.ts"
 import type { CreateCustomFieldInput, CustomField, CustomFieldList } from "../Domain/CustomField.ts"
 import type { MailSettings } from "../Domain/Mail.ts"
@@ -117,6 +118,12 @@ export class Operator extends Context.Service<Operator, {
   /** Fails with Conflict while the endpoint is disabled. */
   readonly replayWebhook: (projectId: ProjectId, webhookId: WebhookId, input: ReplayInput) => Effect.Effect<Replay, OperatorError>
   readonly listReplays: (projectId: ProjectId, webhookId: WebhookId) => Effect.Effect<typeof ReplayList.Type, OperatorError>
+  /** Everything the project holds about the contact of this address; NotFound when none. */
+  readonly exportContact: (projectId: ProjectId, email: string) => Effect.Effect<ContactExport, OperatorError>
+  /** The same export as a zip with the files' bytes. */
+  readonly exportContactZip: (projectId: ProjectId, email: string) => Effect.Effect<Uint8Array, OperatorError>
+  /** Erases the contact everywhere in the project, for good; a second time changes nothing. */
+  readonly eraseContact: (projectId: ProjectId, email: string) => Effect.Effect<ContactErasure, OperatorError>
   readonly seedDemo: Effect.Effect<DemoProject, OperatorError>
   /** The admin token of the database: ADMIN_TOKEN, or the one generated for the embedded database. */
   readonly adminToken: Effect.Effect<Option.Option<string>, OperatorError>

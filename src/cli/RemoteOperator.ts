@@ -90,6 +90,9 @@ export const RemoteOperator = (options: {
       const webhooks = yield* HttpApiClient.group(Api, { group: "webhooks", httpClient, baseUrl: service.url }).pipe(
         Effect.provide(withToken)
       )
+      const privacy = yield* HttpApiClient.group(Api, { group: "privacy", httpClient, baseUrl: service.url }).pipe(
+        Effect.provide(withToken)
+      )
 
       /** One call of the API: its declared errors as they are, anything else as one line that says what to do. */
       const call = <A, E>(request: Effect.Effect<A, E>): Effect.Effect<A, OperatorError> =>
@@ -180,6 +183,10 @@ export const RemoteOperator = (options: {
         replayWebhook: (projectId, webhookId, payload) =>
           call(webhooks.replay({ params: { pid: projectId, webhook_id: webhookId }, payload })),
         listReplays: (projectId, webhookId) => call(webhooks.replays({ params: { pid: projectId, webhook_id: webhookId } })),
+        exportContact: (projectId, email) => call(privacy.exportContact({ params: { pid: projectId }, query: { email } })),
+        exportContactZip: (projectId, email) =>
+          call(privacy.exportContactZip({ params: { pid: projectId }, query: { email } })),
+        eraseContact: (projectId, email) => call(privacy.eraseContact({ params: { pid: projectId }, payload: { email } })),
         seedDemo: needsDatabase("demo", ""),
         adminToken: Effect.succeed(Option.some(token))
       }

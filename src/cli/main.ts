@@ -1,6 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Layer, Option, Redacted, Runtime, Schema, SchemaIssue } from "effect"
+import { writeFile } from "node:fs/promises"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
 import type { InvalidArticleFiles } from "../Articles/Import.ts"
@@ -10,6 +11,7 @@ import { announcedService } from "../Database/DataDirLock.ts"
 import { isApiError, ValidationError } from "../Domain/Errors.ts"
 import { ApiKeyId, CustomFieldId, ProjectId, SlaPolicyId, WebhookId } from "../Domain/Ids.ts"
 import { type Replay, ReplayInput, ReplayList, WebhookList } from "../Domain/Webhook.ts"
+import { ContactExport, EraseContactInput } from "../Domain/Privacy.ts"
 import { BusinessHours, Weekdays } from "../Domain/BusinessHours.ts"
 import { CreatePolicyInput, Policy, PolicyList } from "../Domain/Sla.ts"
 import { CreateCustomFieldInput, CustomField, CustomFieldList, fitText } from "../Domain/CustomField.ts"
@@ -58,7 +60,8 @@ const ServicesForCli = Layer.mergeAll(
   App.liveServices.customFields,
   App.liveServices.sla,
   App.liveServices.webhooks,
-  App.liveServices.audit
+  App.liveServices.audit,
+  App.liveServices.privacy
 ).pipe(
   Layer.provideMerge(App.DatabaseLive),
   Layer.provide(AppConfig.layer),
@@ -950,6 +953,50 @@ const webhooksReplays = Command.make(
     }))
 ).pipe(Command.withDescription("an endpoint's replays, newest first, with how far each has got"))
 
+const emailArgument = Argument.String("email").pipe(Argument.withDescription("the contact's address, as their tickets name it"))
+
+const contactsExport = Command.make("export", {
+  project: projectArgument,
+  email: emailArgument,
+  zip: Flag.String("zip").pipe(
+    Flag.optional,
+    Flag.withDescription("write a zip (contact.json and every file's bytes) to this path instead of printing the JSON")
+  )
+}, operating(({ email, project, zip }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(EraseContactInput)({ email })
+    const projectId = yield* requireProject(project)
+    const operator = yield* Operator
+    if (Option.isNone(zip)) return yield* printJson(ContactExport, yield* operator.exportContact(projectId, input.email))
+    const bytes = yield* operator.exportContactZip(projectId, input.email)
+    // only the operator may read it: it holds everything about a person
+    yield* Effect.tryPromise({
+      try: () => writeFile(zip.value, bytes, { mode: 0o600 }),
+      catch: (error) => userError(`--zip ${zip.value} cannot be written: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    yield* Console.log(`wrote ${zip.value} (${bytes.byteLength} bytes): contact.json and the contact's files`)
+  }), { ...typedAs, email: "<email>" })).pipe(
+    Command.withDescription("everything a project holds about one contact, as JSON or a zip with their files")
+  )
+
+const contactsErase = Command.make("erase", {
+  project: projectArgument,
+  email: emailArgument
+}, operating(({ email, project }) =>
+  Effect.gen(function*() {
+    const input = yield* decodeAs(EraseContactInput)({ email })
+    const projectId = yield* requireProject(project)
+    const erased = yield* (yield* Operator).eraseContact(projectId, input.email)
+    yield* Console.log(
+      erased.already_erased
+        ? `contact ${erased.contact_id} was erased already, at ${erased.erased_at}: nothing changed`
+        : `contact ${erased.contact_id} erased: ${erased.tickets} tickets, ${erased.messages} messages and ` +
+          `${erased.attachments} files no longer hold their data\nan erasure cannot be undone`
+    )
+  }), { ...typedAs, email: "<email>" })).pipe(
+    Command.withDescription("erase a contact's data everywhere in a project, search included; ticket numbers stay")
+  )
+
 const demo = Command.make(
   "demo",
   {},
@@ -1025,6 +1072,10 @@ const cli = Command.make(self).pipe(
     Command.make("satisfaction").pipe(
       Command.withDescription("what contacts rated their resolved tickets, and how a project asks them"),
       Command.withSubcommands([satisfactionShow, satisfactionSettings])
+    ),
+    Command.make("contacts").pipe(
+      Command.withDescription("a contact's data: export all of it, or erase it"),
+      Command.withSubcommands([contactsExport, contactsErase])
     ),
     Command.make("webhooks").pipe(
       Command.withDescription("a project's webhook endpoints: list, enable again, and replay what they missed"),

@@ -58,7 +58,8 @@ describe("the embedded database", () => {
         { migration_id: 21, name: "satisfaction" },
         { migration_id: 22, name: "sla" },
         { migration_id: 23, name: "webhook_health" },
-        { migration_id: 25, name: "audit_log" }
+        { migration_id: 25, name: "audit_log" },
+        { migration_id: 26, name: "contact_erasure" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

@@ -85,6 +85,7 @@ describe("the API reference at /docs and the document at /openapi.json", () => {
           "Operator API: satisfaction",
           "Widget",
           "Operator API: audit log",
+          "Operator API: privacy"
         ])
         for (const tag of tags) {
           expect(tag.name, tag.name).toMatch(/^\p{Lu}/u)

@@ -347,7 +347,7 @@ describe.each(databaseKinds)("input checks on %s", (kind) => {
             key: adminToken,
             body: { url: "https://hooks.example/", events: ["ticket_created", "ticket_exploded"] },
             message:
-              "events[1] must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned, ticket_sla_breached, ticket_rated, ticket_merged"
+              "events[1] must be one of ticket_created, ticket_replied, ticket_resolved, ticket_status_changed, ticket_assigned, ticket_sla_breached, ticket_rated, ticket_merged, endpoint_disabled, contact_erased"
           }
         ]
         for (const answer of yield* answers(server, cases)) expect(answer.got, answer.call).toEqual(answer.expected)
