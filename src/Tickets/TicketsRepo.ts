@@ -193,8 +193,7 @@ const ListRow = Schema.Struct({
   tags: Schema.NullOr(Schema.Array(Schema.String)),
   updated_key: Schema.String,
   custom_sort_key: Schema.NullOr(Schema.String),
-  sla_due_at: Schema.NullOr(Schema.String),
-  sla_breached: Schema.Boolean,
+  sla_state: Schema.NullOr(Schema.String),
   sla_key: Schema.NullOr(Schema.String)
 })
 
@@ -303,6 +302,12 @@ export interface TicketsRepoShape {
 const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
 const NumberedRow = Schema.Struct({ id: TicketIdFromRow, ticket_number: IntFromRow })
 const Id = Schema.Struct({ id: TicketIdFromRow })
+
+/** The list's SLA columns from `sla_state`: null without an SLA, else `!` when breached and the due time. */
+const slaOfState = (state: string | null) => ({
+  sla_due_at: state === null || state === "" || state === "!" ? null : state.startsWith("!") ? state.slice(1) : state,
+  sla_breached: state?.startsWith("!") ?? false
+})
 
 /** The fields every read of a ticket shows. */
 const ticketFields = (row: Omit<typeof PublicRow.Type, "messages" | "body" | "attachments">) => ({
@@ -601,7 +606,9 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     // or repeat tickets updated within the same millisecond
     const exactUpdatedAt = sql.literal(`to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
     const exactSlaDue = sql.literal(`to_char(s.next_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
-    const slaDueAt = Rows.isoUtc(sql, "s.next_due_at")
+    // a ticket's SLA as one text, `!` first when breached, then the next due time: one lookup a
+    // row rather than two, since each subquery costs its planning on every list
+    const slaState = sql`CASE WHEN s.breached THEN '!' ELSE '' END || coalesce(${Rows.isoUtc(sql, "s.next_due_at")}, '')`
 
     // a custom field's value as its type orders it: numbers by size, false before true, dates
     // (YYYY-MM-DD) and text as text; the type never changes, so every stored value casts
@@ -646,11 +653,10 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           ${
         joinsSla
-          ? sql`${slaDueAt} AS sla_due_at, coalesce(s.breached, false) AS sla_breached`
+          ? sql`${slaState} AS sla_state`
           : page.sla === false
-          ? sql`NULL::text AS sla_due_at, false AS sla_breached`
-          : sql`(SELECT ${slaDueAt} FROM ticket_slas s WHERE s.ticket_id = t.id) AS sla_due_at,
-              coalesce((SELECT s.breached FROM ticket_slas s WHERE s.ticket_id = t.id), false) AS sla_breached`
+          ? sql`NULL::text AS sla_state`
+          : sql`(SELECT ${slaState} FROM ticket_slas s WHERE s.ticket_id = t.id) AS sla_state`
       },
           ${page.order === "sla_due" ? exactSlaDue : sql`NULL::text`} AS sla_key
         FROM tickets t ${joinsSla ? sql`LEFT JOIN ticket_slas s ON s.ticket_id = t.id` : sql``}
@@ -720,8 +726,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
               sender_verified: row.sender_verified,
               assignee: row.assignee,
               tags: row.tags ?? [],
-              sla_due_at: row.sla_due_at,
-              sla_breached: row.sla_breached
+              ...slaOfState(row.sla_state)
             },
             updatedKey: row.updated_key,
             customSortKey: row.custom_sort_key,

@@ -171,6 +171,11 @@ describe.each(databaseKinds)("service levels on the clock, on %s", (kind) => {
       expect(breached.tickets.map((ticket) => [ticket.ticket_id, ticket.sla_breached, ticket.sla_due_at])).toEqual([
         [ticketId, true, "2026-11-27T15:00:00.000Z"]
       ])
+      // the plain list, which reads the SLA row by row, says the same
+      const plain = yield* svc.tickets.list(projectId, {})
+      expect(plain.tickets.map((ticket) => [ticket.ticket_id, ticket.sla_breached, ticket.sla_due_at])).toEqual([
+        [ticketId, true, "2026-11-27T15:00:00.000Z"]
+      ])
       expect((yield* svc.tickets.list(projectId, { sla: "at_risk", sla_within: 60 * 24 * 7 })).tickets).toEqual([])
 
       // later, and a change that looks at the ticket again: the breach does not fire twice
