@@ -207,7 +207,9 @@ export class SlaRepo extends Context.Service<SlaRepo>()("app/Sla/Repo", {
           resolution_due_at, resolution_met_at, resolution_breached_at, resolution_paused_at, resolution_credit_ms
         FROM ticket_slas WHERE ticket_id = ${ticketId}`.pipe(Rows.first(StateRow), Effect.map(Option.map(stateOf)))
 
-    const deleteState = (ticketId: TicketId) => sql`DELETE FROM ticket_slas WHERE ticket_id = ${ticketId}`.pipe(Rows.run)
+    const deleteState = (ticketId: TicketId) =>
+      sql`WITH gone AS (DELETE FROM ticket_slas WHERE ticket_id = ${ticketId})
+          UPDATE tickets SET sla_state = NULL WHERE id = ${ticketId} AND sla_state IS NOT NULL`.pipe(Rows.run)
 
     const saveState = (ticketId: TicketId, projectId: ProjectId, state: SlaState) => {
       const first = state.firstResponse
@@ -218,7 +220,13 @@ export class SlaRepo extends Context.Service<SlaRepo>()("app/Sla/Repo", {
       ].filter((due): due is number => due !== null)
       const nextDue = unmet.length === 0 ? null : Math.min(...unmet)
       const breached = (first?.breachedAt ?? null) !== null || (resolution?.breachedAt ?? null) !== null
+      // the list's copy on the ticket, as migration 0027 writes it
+      const listState = `${breached ? "!" : ""}${iso(nextDue) ?? ""}`
       return sql`
+        WITH listed AS (
+          UPDATE tickets SET sla_state = ${listState}
+          WHERE id = ${ticketId} AND sla_state IS DISTINCT FROM ${listState}
+        )
         INSERT INTO ticket_slas (ticket_id, project_id, policy_id, policy_name, first_response_due_at, first_response_met_at,
           first_response_breached_at, resolution_due_at, resolution_met_at, resolution_breached_at, resolution_paused_at,
           resolution_credit_ms, next_due_at, breached)

@@ -303,7 +303,10 @@ const TicketNumberRow = Schema.Struct({ ticket_number: IntFromRow })
 const NumberedRow = Schema.Struct({ id: TicketIdFromRow, ticket_number: IntFromRow })
 const Id = Schema.Struct({ id: TicketIdFromRow })
 
-/** The list's SLA columns from `sla_state`: null without an SLA, else `!` when breached and the due time. */
+/**
+ * The list's SLA columns from the ticket's `sla_state` (kept by the SLA jobs beside ticket_slas):
+ * null without an SLA, else `!` when a target was breached, then the next due time.
+ */
 const slaOfState = (state: string | null) => ({
   sla_due_at: state === null || state === "" || state === "!" ? null : state.startsWith("!") ? state.slice(1) : state,
   sla_breached: state?.startsWith("!") ?? false
@@ -606,9 +609,6 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
     // or repeat tickets updated within the same millisecond
     const exactUpdatedAt = sql.literal(`to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
     const exactSlaDue = sql.literal(`to_char(s.next_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`)
-    // a ticket's SLA as one text, `!` first when breached, then the next due time: one lookup a
-    // row rather than two, since each subquery costs its planning on every list
-    const slaState = sql`CASE WHEN s.breached THEN '!' ELSE '' END || coalesce(${Rows.isoUtc(sql, "s.next_due_at")}, '')`
 
     // a custom field's value as its type orders it: numbers by size, false before true, dates
     // (YYYY-MM-DD) and text as text; the type never changes, so every stored value casts
@@ -652,11 +652,7 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           ${
-        joinsSla
-          ? sql`${slaState} AS sla_state`
-          : page.sla === false
-          ? sql`NULL::text AS sla_state`
-          : sql`(SELECT ${slaState} FROM ticket_slas s WHERE s.ticket_id = t.id) AS sla_state`
+        page.sla === false ? sql`NULL::text AS sla_state` : sql`t.sla_state`
       },
           ${page.order === "sla_due" ? exactSlaDue : sql`NULL::text`} AS sla_key
         FROM tickets t ${joinsSla ? sql`LEFT JOIN ticket_slas s ON s.ticket_id = t.id` : sql``}
