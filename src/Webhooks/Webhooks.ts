@@ -5,7 +5,7 @@ import { DatabaseInfo } from "../Database/Database.ts"
 import { Conflict, NotFound, ValidationError } from "../Domain/Errors.ts"
 import * as Events from "../Domain/Events.ts"
 import type { DeliveryId, ProjectId, WebhookId } from "../Domain/Ids.ts"
-import { JobFailed, type JobHandler, type NewJob, projectEventJobs } from "../Domain/Jobs.ts"
+import { type ClaimedJob, JobFailed, type JobHandler, type NewJob, projectEventJobs } from "../Domain/Jobs.ts"
 import type { CreateWebhookInput, ReplayInput, RotateSecretInput, UpdateWebhookInput } from "../Domain/Webhook.ts"
 import { delayAfter, webhookPolicy } from "../Jobs/Retry.ts"
 import { Mailer } from "../Notifier/Mailer.ts"
@@ -302,18 +302,22 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
         return true
       })
 
-    /** The wait before the next attempt: the schedule's, made longer when the receiver asked (capped). */
-    const nextDelay = (target: DeliveryTarget, attempts: number, scheduled: Option.Option<Duration.Duration>, outcome: AttemptOutcome) =>
+    /**
+     * The wait before the next attempt: the endpoint's schedule's, made longer when the receiver
+     * asked (capped); none for an attempt a person asked for, which is not retried.
+     */
+    const nextDelay = (target: DeliveryTarget, job: ClaimedJob<"webhook_delivery">, scheduled: Option.Option<Duration.Duration>, outcome: AttemptOutcome) =>
       Effect.gen(function*() {
-        const delay = target.retry_schedule === "extended" ? yield* delayAfter(extendedRetries, attempts) : scheduled
+        if (job.payload.once === true) return Option.none<Duration.Duration>()
+        const delay = target.retry_schedule === "extended" ? yield* delayAfter(extendedRetries, job.attempts) : scheduled
         const asked = outcome.retryAfter
         if (Option.isNone(delay) || asked === undefined) return delay
         return Option.some(Duration.max(delay.value, Duration.min(asked, config.webhookRetryAfterMax)))
       })
 
     /**
-     * The endpoint's budget for this second, when it has one: true to go on, false when the
-     * second is spent. Every instance counts in the same row.
+     * Whether the endpoint's budget for this second is spent (false when it has none); a slot is
+     * taken otherwise. Every instance counts in the same row.
      */
     const throttled = (target: DeliveryTarget) =>
       Effect.gen(function*() {
@@ -372,7 +376,7 @@ export class Webhooks extends Context.Service<Webhooks>()("app/Webhooks", {
         const { disabledNow, now, outcome } = yield* attemptAndJudge(target)
         const delay = outcome.delivered || disabledNow || outcome.statusCode === gone
           ? Option.none<Duration.Duration>()
-          : yield* nextDelay(target, job.attempts, job.payload.once === true ? Option.none() : retryDelay, outcome)
+          : yield* nextDelay(target, job, retryDelay, outcome)
         const nextAttemptAt = Option.map(delay, (wait) => now + Duration.toMillis(wait))
         yield* repo.recordAttempt({
           deliveryId: target.id,

@@ -37,8 +37,16 @@ describe.each(databaseKinds)("the deliveries log on %s", (kind) => {
             event: "ticket_created",
             body: `{"n":${i + 1}}`,
             status: "pending",
+            webhook_id: hook!.id,
+            project_id: project!.id,
             url: "https://receiver.example/hooks",
-            secret: "a-secret-of-sixteen"
+            secret: "a-secret-of-sixteen",
+            previous_secret: null,
+            previous_secret_until: null,
+            retry_schedule: "default",
+            max_per_second: null,
+            disabled: false,
+            failing_since: null
           })
         })
 

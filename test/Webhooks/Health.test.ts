@@ -54,6 +54,14 @@ const fileTicket = (server: TestServerShape, key: string, subject: string) =>
   Effect.flatMap(server.api(key), (api) =>
     api.tickets.create({ payload: { subject, body: "Something is wrong" }, headers: {} }))
 
+/** The server, its operator client and a fresh project: where every test here starts. */
+const aProject = Effect.gen(function*() {
+  const server = yield* TestServer
+  const admin = yield* server.api(adminToken)
+  const project = yield* createProject(server)
+  return { server, admin, project, pid: project.projectId }
+})
+
 const sleep = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
 describe.each(databaseKinds)("webhook health on %s", (kind) => {
@@ -63,11 +71,8 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
   layer(service, { excludeTestServices: true })((it) => {
     it.effect("a 410 disables the endpoint at once: one mail, one event to the others, and enable is one call", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
+        const { admin, pid, project, server } = yield* aProject
         const sink = yield* SmtpSink
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
         yield* createAgent(server, pid, "ops@acme.test", "Ops")
         const goneHook = yield* stubServer(() => ({ status: 410 }))
         const otherHook = yield* stubServer()
@@ -142,10 +147,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("obeys Retry-After on 429 and 503, up to WEBHOOK_RETRY_AFTER_MAX", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         const hook = yield* stubServer((n) =>
           n === 1
             ? { status: 429, headers: { "retry-after": "1" } }
@@ -167,10 +169,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("a redirect is a failure and is not followed", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         const target = yield* stubServer()
         const hook = yield* stubServer(() => ({ status: 307, headers: { location: `${target.url}/elsewhere` } }))
         const registered = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/h` } })
@@ -186,10 +185,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("an endpoint may choose the extended schedule: more attempts, where the default gives up", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         // five failures, then the receiver is back
         const flaky = () => (n: number) => n <= 5 ? { status: 500 } : { status: 200 }
         const standardHook = yield* stubServer(flaky())
@@ -225,11 +221,8 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("a receiver down for WEBHOOK_DISABLE_AFTER leaves its endpoint disabled, told once", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
+        const { admin, pid, project, server } = yield* aProject
         const sink = yield* SmtpSink
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
         yield* createAgent(server, pid, "oncall@acme.test", "On call")
         const down = yield* stubServer(() => ({ status: 500 }))
         const watcher = yield* stubServer()
@@ -268,10 +261,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("replays a range in order: failed ones, or every one, with progress in the log", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         const hook = yield* stubServer(() => ({ status: 500 }))
         const registered = yield* admin.webhooks.register({
           params: { pid },
@@ -336,10 +326,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("after a rotation, signs with both secrets for the overlap, then with the new one only", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         const hook = yield* stubServer()
         const registered = yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/h` } })
         const rotated = yield* admin.webhooks.rotateSecret({ params: { pid, webhook_id: registered.webhook_id }, payload: undefined })
@@ -376,10 +363,7 @@ describe.each(databaseKinds)("webhook health on %s", (kind) => {
 
     it.effect("throttles an endpoint to its deliveries a second, counted across the pipeline", () =>
       Effect.scoped(Effect.gen(function*() {
-        const server = yield* TestServer
-        const admin = yield* server.api(adminToken)
-        const project = yield* createProject(server)
-        const pid = project.projectId
+        const { admin, pid, project, server } = yield* aProject
         const hook = yield* stubServer()
         yield* admin.webhooks.register({ params: { pid }, payload: { url: `${hook.url}/h`, max_per_second: 2, events: ["ticket_created"] } })
         for (let i = 1; i <= 6; i++) yield* fileTicket(server, project.key, `Burst ${i}`)

@@ -87,8 +87,8 @@ describe("operator CLI help", () => {
       expect(top).toContain("npm run cli -- <subcommand>")
       const commands = top.slice(top.indexOf("SUBCOMMANDS")).split("\n").slice(1).filter((line) => line.trim() !== "")
       expect(commands.map((line) => line.trim().split(/\s+/)[0])).toEqual([
-        "projects", "keys", "identity", "mail", "agents", "articles", "tickets", "sla", "fields", "satisfaction", "demo",
-        "admin-token"
+        "projects", "keys", "identity", "mail", "agents", "articles", "tickets", "sla", "fields", "satisfaction", "contacts",
+        "webhooks", "demo", "admin-token"
       ])
       for (const line of commands) expect(line.trim()).toMatch(/^\S+\s{2,}\S/)
 
