@@ -135,7 +135,7 @@ export const ServicesLive = Layer.mergeAll(
  */
 const handlersOf = (services: ServiceLayers) => {
   const projectAuth = ProjectAuthLive.pipe(Layer.provide([services.projects, services.rateLimit]))
-  const adminAuth = AdminAuthLive.pipe(Layer.provide([services.adminToken, services.audit]))
+  const adminAuth = AdminAuthLive.pipe(Layer.provide([services.adminToken, services.audit, services.agents]))
   return Layer.mergeAll(
     HealthHttpLive.pipe(Layer.provide([services.rateLimit, services.readiness])),
     TicketsHttpLive.pipe(

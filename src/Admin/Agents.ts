@@ -23,7 +23,7 @@ export class Agents extends Context.Service<Agents>()("app/Admin/Agents", {
       return { agents: yield* repo.list(projectId) }
     })
 
-    return { create, list }
+    return { create, list, findByEmail: repo.findByEmail }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AgentsRepo.layer, Projects.layer]))

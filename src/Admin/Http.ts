@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { ActingAgent } from "../Auth/Api.ts"
 import { Articles } from "../Articles/Articles.ts"
 import { ApiKeyId, ArticleId, ProjectId, TicketId } from "../Domain/Ids.ts"
 import { Projects } from "../Projects/Projects.ts"
@@ -44,5 +45,12 @@ export const AdminHttpLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
       .handle("updateTicket", ({ params, payload }) =>
         inProject(params.pid, (pid) => tickets.adminUpdate(pid, TicketId.make(params.id), payload)))
       .handle("addAgentMessage", ({ params, payload }) =>
-        inProject(params.pid, (pid) => tickets.addAgentMessage(pid, TicketId.make(params.id), payload)))
+        inProject(params.pid, (pid) => tickets.addAgentMessage(pid, TicketId.make(params.id), payload)).pipe(
+          // a reply's author acted, unless X-Agent-Email named who wrote it in their name
+          Effect.tap(() =>
+            Effect.gen(function*() {
+              if (payload.author_email != null) yield* (yield* ActingAgent).actAs(payload.author_email)
+            })
+          )
+        ))
   }))

@@ -12,7 +12,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       error: [ValidationError.wire, InternalError.wire]
     }).annotate(
       OpenApi.Description,
-      "Every operator action that changed something (keys, endpoints, replays, merges, erasures, settings, SLA policies, replies…), through the operator API or the CLI, newest first: who (`admin_token` or `cli`), when, what (`action`, the ids it named in `target`, the status answered) and from where. Filters: project_id, action, actor, since, until (ISO 8601). Append-only: nothing changes or removes an entry."
+      "Every operator action that changed something (keys, endpoints, replays, merges, erasures, settings, SLA policies, replies…), through the operator API or the CLI, newest first: who (`agent` with its `agent_email` when the call named one by `X-Agent-Email` or as a reply's author, else `cli` or `admin_token`), when, what (`action`, the ids it named in `target`, the status answered) and from where. Filters: project_id, action, actor, agent_email, since, until (ISO 8601). Append-only: nothing changes or removes an entry."
     )
   )
   .middleware(AdminAuth)

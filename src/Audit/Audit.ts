@@ -27,11 +27,18 @@ export class Audit extends Context.Service<Audit>()("app/Audit", {
       if (since !== undefined && until !== undefined && until <= since) {
         return yield* new ValidationError({ message: "until must be later than since" })
       }
-      const filter = { projectId: query.project_id, action: query.action, actor: query.actor, since, until }
+      const filter = {
+        projectId: query.project_id,
+        action: query.action,
+        actor: query.actor,
+        agentEmail: query.agent_email,
+        since,
+        until
+      }
       const cursors = cursorsOf(cursorKey, {
         list: "audit",
         projectId: query.project_id ?? "",
-        query: [query.action ?? null, query.actor ?? null, since ?? null, until ?? null]
+        query: [query.action ?? null, query.actor ?? null, query.agent_email ?? null, since ?? null, until ?? null]
       })
       const after = yield* cursors.read(query.cursor, "audit")
       const limit = query.limit ?? defaultLimit

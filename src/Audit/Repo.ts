@@ -9,6 +9,7 @@ export interface NewAuditEntry {
   readonly at: number
   readonly projectId: string | null
   readonly actor: AuditActor
+  readonly agentEmail: string | null
   readonly action: string
   readonly target: Readonly<Record<string, string>>
   readonly status: number | null
@@ -20,6 +21,7 @@ export interface AuditFilter {
   readonly projectId?: string | undefined
   readonly action?: string | undefined
   readonly actor?: AuditActor | undefined
+  readonly agentEmail?: string | undefined
   readonly since?: number | undefined
   readonly until?: number | undefined
 }
@@ -29,6 +31,7 @@ const EntryRow = Schema.Struct({
   at: TimestampFromRow,
   project_id: Schema.NullOr(Schema.String),
   actor: Schema.Literals(AuditActors),
+  agent_email: Schema.NullOr(Schema.String),
   action: Schema.String,
   target: Schema.Record(Schema.String, Schema.String),
   status: Schema.NullOr(IntFromRow),
@@ -44,19 +47,20 @@ export class AuditRepo extends Context.Service<AuditRepo>()("app/Audit/Repo", {
     const sql = yield* SqlClient.SqlClient
 
     const append = (entry: NewAuditEntry) =>
-      sql`INSERT INTO audit_log (at, project_id, actor, action, target, status, source_ip, user_agent)
-          VALUES (${iso(entry.at)}, ${entry.projectId}, ${entry.actor}, ${entry.action},
+      sql`INSERT INTO audit_log (at, project_id, actor, agent_email, action, target, status, source_ip, user_agent)
+          VALUES (${iso(entry.at)}, ${entry.projectId}, ${entry.actor}, ${entry.agentEmail}, ${entry.action},
             ${JSON.stringify(entry.target)}::jsonb, ${entry.status}, ${entry.sourceIp}, ${entry.userAgent})`.pipe(Rows.run)
 
     /** Newest first, after the entry `before` (an id) when paging on. */
     const list = (filter: AuditFilter, before: string | undefined, rows: number) =>
       sql`
-        SELECT id::text AS audit_id, at, project_id, actor, action, target, status, source_ip, user_agent
+        SELECT id::text AS audit_id, at, project_id, actor, agent_email, action, target, status, source_ip, user_agent
         FROM audit_log
         WHERE true
           ${filter.projectId === undefined ? sql`` : sql`AND project_id = ${filter.projectId}`}
           ${filter.action === undefined ? sql`` : sql`AND action = ${filter.action}`}
           ${filter.actor === undefined ? sql`` : sql`AND actor = ${filter.actor}`}
+          ${filter.agentEmail === undefined ? sql`` : sql`AND agent_email = ${filter.agentEmail}`}
           ${filter.since === undefined ? sql`` : sql`AND at >= ${iso(filter.since)}`}
           ${filter.until === undefined ? sql`` : sql`AND at < ${iso(filter.until)}`}
           ${before === undefined ? sql`` : sql`AND id < ${before}::bigint`}

@@ -1,6 +1,6 @@
-import { Context } from "effect"
+import { Context, type Effect } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { Forbidden, RateLimited, Unauthorized } from "../Domain/Errors.ts"
+import { Forbidden, RateLimited, Unauthorized, ValidationError } from "../Domain/Errors.ts"
 import type { ProjectId } from "../Domain/Ids.ts"
 import type { KeyScope } from "../Domain/Project.ts"
 import type { VerifiedVisitor } from "../Domain/Visitor.ts"
@@ -23,7 +23,7 @@ const apiKey = HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(
 ))
 const adminToken = HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(
   OpenApi.Description,
-  "The operator token (`ADMIN_TOKEN`, or the one printed at the first start on the embedded database)."
+  "The operator token (`ADMIN_TOKEN`, or the one printed at the first start on the embedded database). A tool acting for one of a project's agents names them in `X-Agent-Email`, for the audit log."
 ))
 
 /** `Authorization: Bearer tf_...`, then the per-key rate limit. */
@@ -45,9 +45,23 @@ export class MailAuth extends HttpApiMiddleware.Service<MailAuth, { provides: Cu
   requiredForClient: true
 }) {}
 
-/** `Authorization: Bearer <ADMIN_TOKEN>` for the operator API. */
-export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("app/Auth/AdminAuth", {
-  error: Unauthorized.wire,
+/** The header by which a desk using the admin token for its agents names the one acting. */
+export const agentHeader = "x-agent-email"
+
+/**
+ * The agent an operator call is done as, for the audit log: the one `X-Agent-Email` names, else
+ * one the call itself names as acting (a reply's author), told through `actAs`.
+ */
+export class ActingAgent extends Context.Service<ActingAgent, {
+  readonly actAs: (email: string) => Effect.Effect<void>
+}>()("app/Auth/ActingAgent") {}
+
+/**
+ * `Authorization: Bearer <ADMIN_TOKEN>` for the operator API, and optionally `X-Agent-Email`:
+ * the agent of the call's project it is done as (400 when it names no agent of that project).
+ */
+export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: ActingAgent }>()("app/Auth/AdminAuth", {
+  error: [Unauthorized.wire, ValidationError.wire],
   security: { adminToken },
   requiredForClient: true
 }) {}

@@ -1,15 +1,18 @@
-import { Effect, Layer, Option, Redacted, Result } from "effect"
+import { Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminToken } from "../Admin/AdminToken.ts"
+import { Agents } from "../Admin/Agents.ts"
 import { Audit } from "../Audit/Audit.ts"
 import { cliUserAgentPrefix } from "../Domain/Audit.ts"
 import { AppConfig } from "../Config.ts"
-import { Unauthorized } from "../Domain/Errors.ts"
+import { Unauthorized, ValidationError } from "../Domain/Errors.ts"
+import { Email } from "../Domain/Fields.ts"
+import { ProjectId } from "../Domain/Ids.ts"
 import type { VerifiedVisitor } from "../Domain/Visitor.ts"
 import { Projects } from "../Projects/Projects.ts"
 import { sameSecret } from "../Projects/Secrets.ts"
 import { RateLimit } from "../RateLimit/RateLimit.ts"
-import { AdminAuth, CurrentKey, MailAuth, ProjectAuth } from "./Api.ts"
+import { ActingAgent, AdminAuth, agentHeader, CurrentKey, MailAuth, ProjectAuth } from "./Api.ts"
 import { verifyVisitor } from "./Visitor.ts"
 
 const invalidKey = new Unauthorized({ message: "a valid API key is required: Authorization: Bearer tf_..." })
@@ -115,7 +118,8 @@ const audited = <A extends HttpServerResponse.HttpServerResponse, E, R>(
   audit: Audit["Service"],
   clientAddress: (request: HttpServerRequest.HttpServerRequest) => string,
   httpEffect: Effect.Effect<A, E, R>,
-  action: string
+  action: string,
+  actingAgent: () => string | undefined
 ) =>
   Effect.tap(httpEffect, (response) =>
     Effect.gen(function*() {
@@ -124,9 +128,11 @@ const audited = <A extends HttpServerResponse.HttpServerResponse, E, R>(
       const { pid, ...rest } = yield* HttpRouter.params
       const target = Object.fromEntries(Object.entries(rest).filter((entry): entry is [string, string] => entry[1] !== undefined))
       const userAgent = request.headers["user-agent"] ?? null
+      const agentEmail = actingAgent() ?? null
       yield* audit.record({
         projectId: pid ?? null,
-        actor: userAgent?.startsWith(cliUserAgentPrefix) ? "cli" : "admin_token",
+        actor: agentEmail !== null ? "agent" : userAgent?.startsWith(cliUserAgentPrefix) ? "cli" : "admin_token",
+        agentEmail,
         action,
         target,
         status: response.status,
@@ -141,17 +147,55 @@ const audited = <A extends HttpServerResponse.HttpServerResponse, E, R>(
 /** Reads that hand out everything about a person are actions of their own. */
 const auditedReads: ReadonlySet<string> = new Set(["privacy.exportContact", "privacy.exportContactZip"])
 
-/** A change (any method but GET), or a read of a person's data, goes through `audit`; other reads as they are. */
-const auditedAction = <A>(method: string, action: string, audit: (action: string) => A, unaudited: A): A =>
-  method !== "GET" || auditedReads.has(action) ? audit(action) : unaudited
+const decodeAgentEmail = Schema.decodeUnknownEffect(Email("X-Agent-Email"))
 
 export const AdminAuthLive = Layer.effect(
   AdminAuth,
   Effect.gen(function*() {
     const admin = yield* AdminToken
     const audit = yield* Audit
+    const agents = yield* Agents
     const config = yield* AppConfig
     const clientAddress = clientAddressOf(config)
+
+    /** The agent `X-Agent-Email` names, checked to be one of the project the call is about. */
+    const namedAgent = Effect.fnUntraced(function*(header: string) {
+      const email = yield* decodeAgentEmail(header).pipe(
+        Effect.mapError((error) => new ValidationError({ message: error.message }))
+      )
+      const { pid } = yield* HttpRouter.params
+      const projectId = pid === undefined ? undefined : Schema.decodeUnknownOption(ProjectId)(pid)
+      if (projectId === undefined || Option.isNone(projectId)) {
+        return yield* new ValidationError({ message: "X-Agent-Email names an agent of a project: this call is about no one project" })
+      }
+      const agent = yield* agents.findByEmail(projectId.value, email).pipe(Effect.orDie)
+      if (Option.isNone(agent)) {
+        return yield* new ValidationError({ message: "X-Agent-Email must be the address of an agent of this project" })
+      }
+      return agent.value.email
+    })
+
+    const authorized = <A extends HttpServerResponse.HttpServerResponse, E, R>(
+      httpEffect: Effect.Effect<A, E, R>,
+      action: string,
+      method: string
+    ) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers[agentHeader]
+        let acting = header === undefined ? undefined : yield* namedAgent(header)
+        const served = Effect.provideService(httpEffect, ActingAgent, {
+          actAs: (email) =>
+            Effect.sync(() => {
+              acting ??= email
+            })
+        })
+        // a change (any method but GET), or a read of a person's data, goes into the log
+        return yield* method !== "GET" || auditedReads.has(action)
+          ? audited(audit, clientAddress, served, action, () => acting)
+          : served
+      })
+
     return AdminAuth.of({
       adminToken: (httpEffect, { credential, endpoint, group }) =>
         Option.match(admin.token, {
@@ -160,8 +204,7 @@ export const AdminAuthLive = Layer.effect(
           onSome: (expected) =>
             !sameSecret(Redacted.value(credential), expected)
               ? Effect.fail(new Unauthorized({ message: "a valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>" }))
-              : auditedAction(endpoint.method, `${group.identifier}.${endpoint.identifier}`, (action) =>
-                audited(audit, clientAddress, httpEffect, action), httpEffect)
+              : authorized(httpEffect, `${group.identifier}.${endpoint.identifier}`, endpoint.method)
         })
     })
   })

@@ -45,12 +45,18 @@ export const DirectOperator = Layer.effect(
      * An action of the CLI on the database itself, once done: in the audit log as the same
      * action through the operator API would be, with the CLI as its actor.
      */
-    const logged = (action: string, projectId: ProjectId | null, target: Record<string, string> = {}) =>
+    const logged = (
+      action: string,
+      projectId: ProjectId | null,
+      target: Record<string, string> = {},
+      agentEmail: string | null = null
+    ) =>
     <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.tap(effect, () =>
         audit.record({
           projectId,
-          actor: "cli",
+          actor: agentEmail === null ? "cli" : "agent",
+          agentEmail,
           action,
           target,
           status: null,
@@ -90,7 +96,9 @@ export const DirectOperator = Layer.effect(
       updateTicket: (projectId, ticketId, input) =>
         tickets.adminUpdate(projectId, ticketId, input).pipe(logged("admin.updateTicket", projectId, { id: ticketId })),
       addAgentMessage: (projectId, ticketId, input) =>
-        tickets.addAgentMessage(projectId, ticketId, input).pipe(logged("admin.addAgentMessage", projectId, { id: ticketId })),
+        tickets.addAgentMessage(projectId, ticketId, input).pipe(
+          logged("admin.addAgentMessage", projectId, { id: ticketId }, input.author_email ?? null)
+        ),
       mergeTicket: (projectId, ticketId, intoId) =>
         merges.merge(projectId, ticketId, { into_id: intoId }).pipe(logged("merge.merge", projectId, { id: ticketId })),
       importArticles: (projectId, folder, options) =>

@@ -125,11 +125,12 @@ describe.each(databaseKinds)("the audit log on %s", (kind) => {
         expect(elsewhere.body.error.message).toBe("cursor is not valid")
         for (
           const [query, message] of [
-            [{ actor: "robot" }, "actor must be one of admin_token, cli"],
+            [{ actor: "robot" }, "actor must be one of admin_token, agent, cli"],
             [{ since: "last week" }, "since must be an ISO 8601 timestamp"],
             [{ project_id: "nope" }, "project_id must be a project id"],
             [{ since: "2026-11-28T10:00:00Z", until: "2026-11-28T09:00:00Z" }, "until must be later than since"],
-            [{ limit: "0" }, "limit must be at least 1"]
+            [{ limit: "0" }, "limit must be at least 1"],
+            [{ agent_email: "someone" }, "agent_email must be a valid email address"]
           ] as const
         ) {
           const bad = yield* auditOf(server, query)
@@ -138,6 +139,75 @@ describe.each(databaseKinds)("the audit log on %s", (kind) => {
         }
         const byCli = yield* auditOf(server, { project_id: pid, actor: "cli" })
         expect(byCli.body.entries).toEqual([])
+      }))
+
+    it.effect("names the agent an action was done as: by X-Agent-Email, or as a reply's author; a stranger is 400 and does nothing", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const admin = yield* server.api(adminToken)
+        const project = yield* createProject(server, "Desk")
+        const pid = project.projectId
+        yield* admin.admin.createAgent({ params: { pid }, payload: { email: "ana@acme.test", name: "Ana" } })
+        yield* admin.admin.createAgent({ params: { pid }, payload: { email: "ben@acme.test", name: "Ben" } })
+        const other = yield* createProject(server, "Elsewhere")
+        yield* admin.admin.createAgent({ params: { pid: other.projectId }, payload: { email: "eve@acme.test", name: "Eve" } })
+        const ticket = yield* createTicket(server, project.key, { subject: "Help", body: "Please" })
+        const asAgent = (method: "POST" | "PATCH", path: string, body: unknown, agent: string | undefined) =>
+          Effect.promise(() =>
+            server.request(method, `/v1/admin/projects/${pid}${path}`, {
+              key: adminToken,
+              body,
+              headers: agent === undefined ? {} : { "x-agent-email": agent }
+            })
+          )
+
+        // a desk acting for Ana names her (in any case of letters); a reply names its author
+        const update = yield* asAgent("PATCH", `/tickets/${ticket.ticket_id}`, { status: "in_progress" }, "ANA@acme.test")
+        expect(update.status).toBe(200)
+        const reply = yield* asAgent("POST", `/tickets/${ticket.ticket_id}/messages`, { body: "On it", author_email: "ben@acme.test" }, undefined)
+        expect(reply.status).toBe(201)
+        // the header wins over the author: Ana posted Ben's words
+        const onBehalf = yield* asAgent("POST", `/tickets/${ticket.ticket_id}/messages`, { body: "For Ben", author_email: "ben@acme.test" }, "ana@acme.test")
+        expect(onBehalf.status).toBe(201)
+        const note = yield* asAgent("POST", `/tickets/${ticket.ticket_id}/messages`, { body: "No author", internal: true }, undefined)
+        expect(note.status).toBe(201)
+
+        // someone who is no agent of this project, or no address, is refused before anything is done
+        const before = yield* admin.admin.getTicket({ params: { pid, id: ticket.ticket_id } })
+        for (const [agent, message] of [
+          ["eve@acme.test", "X-Agent-Email must be the address of an agent of this project"],
+          ["nobody@acme.test", "X-Agent-Email must be the address of an agent of this project"],
+          ["not an address", "X-Agent-Email must be a valid email address"]
+        ] as const) {
+          const refused = yield* asAgent("POST", `/tickets/${ticket.ticket_id}/messages`, { body: "Sneaky" }, agent)
+          expect(refused.status, agent).toBe(400)
+          expect(refused.body.error).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringContaining(message) })
+        }
+        const global = yield* Effect.promise(() =>
+          server.request("POST", "/v1/admin/projects", {
+            key: adminToken,
+            body: { name: "No project named" },
+            headers: { "x-agent-email": "ana@acme.test" }
+          })
+        )
+        expect(global.status).toBe(400)
+        expect(global.body.error.message).toContain("this call is about no one project")
+        const after = yield* admin.admin.getTicket({ params: { pid, id: ticket.ticket_id } })
+        expect(after.messages).toHaveLength(before.messages.length)
+
+        const listed = yield* auditOf(server, { project_id: pid, action: "admin.addAgentMessage" })
+        expect(listed.body.entries.map((entry: Record<string, unknown>) => [entry.actor, entry.agent_email])).toEqual([
+          ["admin_token", null],
+          ["agent", "ana@acme.test"],
+          ["agent", "ben@acme.test"]
+        ])
+        const byAna = yield* auditOf(server, { agent_email: "Ana@acme.test" })
+        expect(byAna.body.entries.map((entry: Record<string, unknown>) => [entry.action, entry.actor, entry.project_id])).toEqual([
+          ["admin.addAgentMessage", "agent", pid],
+          ["admin.updateTicket", "agent", pid]
+        ])
+        const agents = yield* auditOf(server, { project_id: pid, actor: "agent" })
+        expect(agents.body.entries).toHaveLength(3)
       }))
 
     it.effect("is append-only: the database refuses to change or remove an entry", () =>

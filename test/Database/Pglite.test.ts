@@ -60,7 +60,8 @@ describe("the embedded database", () => {
         { migration_id: 23, name: "webhook_health" },
         { migration_id: 25, name: "audit_log" },
         { migration_id: 26, name: "contact_erasure" },
-        { migration_id: 27, name: "ticket_sla_state" }
+        { migration_id: 27, name: "ticket_sla_state" },
+        { migration_id: 28, name: "audit_agent" }
       ]
       const dir = join(yield* tempDir, "data")
       yield* Effect.gen(function*() {

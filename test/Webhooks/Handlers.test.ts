@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiTest } from "effect/http-api"
 import { AdminToken } from "../../src/Admin/AdminToken.ts"
+import { Agents } from "../../src/Admin/Agents.ts"
 import { Api } from "../../src/Api.ts"
 import { AdminAuth } from "../../src/Auth/Api.ts"
 import { Audit } from "../../src/Audit/Audit.ts"
@@ -71,6 +72,8 @@ const served = (
       AdminAuthLive.pipe(Layer.provide([
         makeTestLayer(AdminToken)({ token: Option.some("adm_right") }),
         auditLog(audited),
+        // the calls here name no agent, so none is looked up
+        makeTestLayer(Agents)({}),
         defaultSettings
       ])),
       standInMiddleware.projectAuth,
@@ -109,6 +112,7 @@ describe("the webhooks group, its service swapped for a mock", () => {
       expect(audited).toEqual([{
         projectId: pid,
         actor: "admin_token",
+        agentEmail: null,
         action: "webhooks.register",
         target: {},
         status: 201,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { Audit } from "../../src/Audit/Audit.ts"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
 import { ProjectId } from "../../src/Domain/Ids.ts"
@@ -16,6 +17,15 @@ const fileTicket = (env: Record<string, string>, projectId: string) =>
       Effect.service(Tickets),
       (tickets) => tickets.create(ProjectId.make(projectId), { subject: "Cannot log in", body: "It says my password is wrong." })
     ).pipe(Effect.provide(Tickets.layer.pipe(Layer.provide(Database.layer), Layer.provide(Layer.succeed(AppConfig, config)))))
+  })
+
+/** The project's audit log, read in-process over the database of `env`. */
+const withAudit = (env: Record<string, string>, projectId: string) =>
+  Effect.gen(function*() {
+    const config = yield* testSettings(env)
+    return yield* Effect.flatMap(Effect.service(Audit), (audit) => audit.list({ project_id: projectId })).pipe(
+      Effect.provide(Audit.layer.pipe(Layer.provide(Database.layer), Layer.provide(Layer.succeed(AppConfig, config))))
+    )
   })
 
 describe.each(databaseKinds)("operator CLI agents commands on %s", (kind) => {
@@ -41,6 +51,16 @@ describe.each(databaseKinds)("operator CLI agents commands on %s", (kind) => {
       )
       const read = JSON.parse(succeeded(yield* cli(env, "tickets", "show", projectId, "1", "--json")))
       expect(read.messages.map((m: any) => [m.author_type, m.body])).toEqual([["agent", "Fixed, please try again"]])
+
+      // the reply was Alex's, done through the CLI; the assignment named no one acting
+      const logged = yield* withAudit(env, projectId)
+      expect(logged.entries.map((entry) => [entry.action, entry.actor, entry.agent_email, entry.user_agent?.split("/")[0]]))
+        .toEqual([
+          ["admin.updateTicket", "cli", null, "support-ticketing-cli"],
+          ["admin.addAgentMessage", "agent", "alex@acme.test", "support-ticketing-cli"],
+          ["admin.createAgent", "cli", null, "support-ticketing-cli"],
+          ["demo.seed", "cli", null, "support-ticketing-cli"]
+        ])
     }), 600_000)
 
   it.live("names the flag, not the API's field, in its mistakes", () =>
