@@ -93,7 +93,12 @@ export const makePgliteWire = (db: PGlite, onNotify: (channel: string) => void) 
     const execute = (stream: Duplex, message: Uint8Array) =>
       run(async () => {
         if (stream.destroyed) return
-        const answer = await db.execProtocolRaw(message)
+        // the answer as it is written, copied out of the database's memory: `execProtocolRaw`
+        // also parses every message into a list PGlite keeps, and that list grew by each row read
+        // until the heap ran out (about 17 KB a 25-ticket list page)
+        const chunks: Array<Uint8Array> = []
+        await db.execProtocolRawStream(message, { onRawData: (data) => void chunks.push(data.slice()) })
+        const answer = chunks.length === 1 ? chunks[0]! : chunks.reduce(concat, new Uint8Array(0))
         if (answer.length === 0) return
         for (const channel of notifiedChannels(answer)) onNotify(channel)
         if (!stream.destroyed) stream.push(answer)

@@ -11,6 +11,8 @@ import { existsSync } from "node:fs"
 import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { PGlite } from "@electric-sql/pglite"
 import { AppConfig } from "../../src/Config.ts"
 import * as Database from "../../src/Database/Database.ts"
@@ -179,6 +181,28 @@ describe("the embedded database", () => {
       expect(Exit.isFailure(undecodable)).toBe(true)
       expect(yield* db<{ x: number }>`SELECT 7 AS x`.pipe(Effect.timeout("10 seconds"))).toEqual([{ x: 7 }])
     }).pipe(Effect.provide(embedded("memory://"))))
+
+  it.live("keeps nothing of what it answered: rows read through the wire leave the heap as it was", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // a collection on demand, so that what is left on the heap is what something still holds
+      setFlagsFromString("--expose-gc")
+      const collect = runInNewContext("gc") as () => void
+      const heapAfterCollecting = Effect.sync(() => {
+        collect()
+        return process.memoryUsage().heapUsed
+      })
+      const read = Effect.flatMap(sql, (sql) =>
+        sql<{ text: string }>`SELECT repeat(md5(i::text), 64) AS text FROM generate_series(1, 500) AS i`)
+      yield* Effect.gen(function*() {
+        yield* read
+        const before = yield* heapAfterCollecting
+        // 40 reads of 500 rows of 2 KB: 40 MB of answers, each dropped as soon as it is decoded
+        for (let i = 0; i < 40; i++) expect((yield* read).length).toBe(500)
+        const grown = (yield* heapAfterCollecting) - before
+        expect(grown, `the heap grew by ${(grown / 1e6).toFixed(1)} MB`).toBeLessThan(8e6)
+      }).pipe(Effect.provide(embedded(dir)))
+    }))
 
   it.live("runs each statement in a turn of the event loop after the reads that were ready", () =>
     Effect.gen(function*() {
