@@ -185,7 +185,7 @@ const AdminRow = Schema.Struct({
 
 /** A ticket as lists show it, with the exact sort key of the `updated` order for its cursor. */
 const ListRow = Schema.Struct({
-  ...Struct.omit(PublicRow.fields, ["messages", "body", "attachments"]),
+  ...Struct.omit(PublicRow.fields, ["messages", "body", "attachments", "updated_at"]),
   source: Source,
   sender_name: Schema.NullOr(Schema.String),
   sender_verified: Schema.Boolean,
@@ -645,10 +645,11 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
       const joinsSla = filter.sla !== undefined || page.order === "sla_due"
       return sql`
         SELECT t.id, t.ticket_number, t.subject, t.status, t.priority, t.category, t.source,
-          t.sender_email, t.sender_name, t.sender_verified, ${ticketTimes}, ${exactUpdatedAt} AS updated_key,
+          t.sender_email, t.sender_name, t.sender_verified, ${createdAt} AS created_at, ${exactUpdatedAt} AS updated_key,
           t.custom_fields, ${customOrder === undefined ? sql`NULL::text` : sql`t.custom_fields ->> ${customOrder.key}::text`} AS custom_sort_key,
-          (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
-           FROM agents a WHERE a.id = t.assignee_id) AS assignee,
+          -- an unassigned ticket (most of a list) skips the lookup
+          CASE WHEN t.assignee_id IS NOT NULL THEN (SELECT json_build_object('id', a.id, 'email', a.email, 'name', a.name)
+           FROM agents a WHERE a.id = t.assignee_id) END AS assignee,
           (SELECT json_agg(g.name ORDER BY lower(g.name))
            FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id WHERE tt.ticket_id = t.id) AS tags,
           ${
@@ -715,7 +716,8 @@ export class TicketsRepo extends Context.Service<TicketsRepo, TicketsRepoShape>(
         Effect.map((rows) =>
           rows.map((row): ListedTicket => ({
             ticket: {
-              ...ticketFields(row),
+              // the exact key to the millisecond, as to_char's MS truncates: one formatting a row fewer
+              ...ticketFields({ ...row, updated_at: `${row.updated_key.slice(0, 23)}Z` }),
               source: row.source,
               sender_email: row.sender_email,
               sender_name: row.sender_name,

@@ -60,6 +60,19 @@ describe.each(databaseKinds)("ties in the updated order on %s", (kind) => {
           }
         })
         yield* pagesInOrder
+
+        // a list shows the times a read shows: to the millisecond, cut rather than rounded
+        const admin = yield* server.api(adminToken)
+        const listed = yield* admin.admin.listTickets({ params: { pid: projectId }, query: { sort: "updated", limit: 3 } })
+        expect(listed.tickets.map((ticket) => ticket.updated_at)).toEqual([
+          "2026-03-04T05:06:07.123Z",
+          "2026-03-04T05:06:07.123Z",
+          "2026-03-04T05:06:07.123Z"
+        ])
+        for (const ticket of listed.tickets) {
+          const read = yield* admin.admin.getTicket({ params: { pid: projectId, id: ticket.ticket_id } })
+          expect([ticket.created_at, ticket.updated_at]).toEqual([read.created_at, read.updated_at])
+        }
         // the index on (updated_at, id) hands rows over in this order whatever the statement says;
         // without it the order is the statement's own
         yield* sql`DROP INDEX tickets_project_updated`
