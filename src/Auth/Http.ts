@@ -175,25 +175,29 @@ export const AdminAuthLive = Layer.effect(
       return agent.value.email
     })
 
+    /** What a read naming no agent is given: nobody is recorded for it, so nobody is kept. */
+    const unrecorded = ActingAgent.of({ actAs: () => Effect.void })
+
     const authorized = <A extends HttpServerResponse.HttpServerResponse, E, R>(
       httpEffect: Effect.Effect<A, E, R>,
       action: string,
       method: string
     ) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const header = request.headers[agentHeader]
-        let acting = header === undefined ? undefined : yield* namedAgent(header)
-        const served = Effect.provideService(httpEffect, ActingAgent, {
-          actAs: (email) =>
-            Effect.sync(() => {
-              acting ??= email
-            })
-        })
         // a change (any method but GET), or a read of a person's data, goes into the log
-        return yield* method !== "GET" || auditedReads.has(action)
-          ? audited(audit, clientAddress, served, action, () => acting)
-          : served
+        const recorded = method !== "GET" || auditedReads.has(action)
+        if (header === undefined && !recorded) return Effect.provideService(httpEffect, ActingAgent, unrecorded)
+        return Effect.gen(function*() {
+          let acting = header === undefined ? undefined : yield* namedAgent(header)
+          const served = Effect.provideService(httpEffect, ActingAgent, {
+            actAs: (email) =>
+              Effect.sync(() => {
+                acting ??= email
+              })
+          })
+          return yield* recorded ? audited(audit, clientAddress, served, action, () => acting) : served
+        })
       })
 
     return AdminAuth.of({
