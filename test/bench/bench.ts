@@ -15,7 +15,9 @@
  * over BENCH_EMAIL_SENDERS (8) SMTP connections to the service's SMTP listener, each mail checked
  * in the database afterwards (BENCH_EMAIL_PROJECTS spreads them over several projects, a diagnosis).
  * Then the ticket lists (lists.ts), on each database: the operator's and a contact's lists with
- * BENCH_LIST_TICKETS (100,000) tickets in the project; BENCH_SERVICE_ROOT measures another checkout.
+ * BENCH_LIST_TICKETS (100,000) tickets in the project; BENCH_SERVICE_ROOT measures another checkout,
+ * and BENCH_LISTS_AGAINST=<checkout> compares this build with it side by side, BENCH_LISTS_ROUNDS (4)
+ * rounds of BENCH_LIST_SECONDS (10; 5 is enough side by side) a list and build.
  * BENCH_ONLY=http|pipeline|streams|email|lists runs one part; BENCH_DATABASE=pglite|postgres one database.
  *
  * It is a measurement: missed targets are reported, not failed. It exits non-zero only when the
@@ -31,7 +33,15 @@ import { benchPipeline, printPipeline } from "./pipeline.ts"
 import { createScratchDatabase, seedPglite, seedPostgres } from "./seed.ts"
 import { benchStreams, printStreams, type StreamsResult } from "./streams.ts"
 import { benchEmail, emailFailed, type EmailResult, printEmail } from "./email.ts"
-import { benchLists, listsFailed, type ListsResult, printLists } from "./lists.ts"
+import {
+  benchLists,
+  compareLists,
+  listsFailed,
+  type ListsComparison,
+  type ListsResult,
+  printLists,
+  printListsComparison
+} from "./lists.ts"
 import { cpuSeconds, memoryKiB, requestJson, sampleRss, type Service, startService, waitUntilIdle } from "./service.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -71,6 +81,9 @@ const ownServicesOnly = only === "streams" || only === "email" || only === "list
 /** The ticket lists: how many tickets the project holds, and each list's measured seconds. */
 const listTickets = Number(process.env.BENCH_LIST_TICKETS ?? 100_000)
 const listSeconds = Number(process.env.BENCH_LIST_SECONDS ?? 10)
+/** Another checkout (built) whose lists are compared with this build's, side by side. */
+const listsAgainst = process.env.BENCH_LISTS_AGAINST
+const listsRounds = Number(process.env.BENCH_LISTS_ROUNDS ?? 4)
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -471,21 +484,29 @@ const benchDatabase = async (kind: DatabaseKind) => {
   }
 
   // the lists with 100,000 tickets in the project, on a fresh service and database of their own
-  let lists: ListsResult | { readonly error: string } | undefined
+  let lists: ListsResult | ListsComparison | { readonly error: string } | undefined
   if (only === undefined || only === "lists") {
     console.log(`\n== ${kind}: ticket lists with ${listTickets} tickets`)
+    const listsOptions = {
+      root,
+      kind,
+      serverUrl: process.env.DATABASE_URL,
+      serviceEnv,
+      adminToken,
+      tickets: listTickets,
+      seconds: listSeconds,
+      connections: 10
+    }
     try {
-      lists = await benchLists({
-        root,
-        kind,
-        serverUrl: process.env.DATABASE_URL,
-        serviceEnv,
-        adminToken,
-        tickets: listTickets,
-        seconds: listSeconds,
-        connections: 10
-      })
-      printLists(lists)
+      if (listsAgainst === undefined) {
+        const measured = await benchLists(listsOptions)
+        printLists(measured)
+        lists = measured
+      } else {
+        const compared = await compareLists({ ...listsOptions, otherRoot: listsAgainst, rounds: listsRounds })
+        printListsComparison(compared)
+        lists = compared
+      }
     } catch (error) {
       const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : ""
       lists = { error: `${error instanceof Error ? error.message : String(error)}${cause}` }

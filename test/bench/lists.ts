@@ -5,7 +5,10 @@
  * the articles of the main benchmark are: a list's cost depends on the table, not on how it filled.
  *
  * BENCH_SERVICE_ROOT runs the service of another checkout (built with `npm run build`) under the
- * same load, which is how the figures of two commits are compared.
+ * same load, which is how the figures of two commits are compared. BENCH_LISTS_AGAINST=<checkout>
+ * compares more finely: both services run side by side, each on its own seeded database, and are
+ * driven in turn, list by list, for several rounds, with each one's CPU time a request read from
+ * /proc; a machine whose speed drifts between runs then drifts under both alike.
  */
 import autocannon, { type Request, type Result } from "autocannon"
 import { PGlite } from "@electric-sql/pglite"
@@ -15,7 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import Pg from "pg"
 import { createScratchDatabase } from "./seed.ts"
-import { requestJson, type Service, startService, waitUntilIdle } from "./service.ts"
+import { cpuSeconds, requestJson, type Service, startService, waitUntilIdle } from "./service.ts"
 
 type DatabaseKind = "pglite" | "postgres"
 
@@ -94,8 +97,11 @@ interface Project {
 }
 
 /** A service on a fresh database holding a project with `tickets` tickets. */
-const withTickets = async <A>(options: ListsOptions, use: (service: Service, project: Project) => Promise<A>) => {
-  const root = process.env.BENCH_SERVICE_ROOT ?? options.root
+const withTickets = async <A>(
+  options: ListsOptions,
+  use: (service: Service, project: Project) => Promise<A>,
+  root = process.env.BENCH_SERVICE_ROOT ?? options.root
+) => {
   const createProject = (service: Service) =>
     requestJson<Project>(service.baseUrl, "POST", "/v1/admin/projects", options.adminToken, 201, { name: "lists" })
   const started = Date.now()
@@ -161,31 +167,36 @@ const measure = async (baseUrl: string, name: string, requests: Array<Request>, 
   }
 }
 
+/** The lists, each a name and what autocannon asks for it, in a project of the service. */
+const listScenarios = async (service: Service, project: Project, adminToken: string) => {
+  const admin = { authorization: `Bearer ${adminToken}` }
+  const key = { authorization: `Bearer ${project.api_key}` }
+  const list = `/v1/admin/projects/${project.project_id}/tickets`
+  const first = await requestJson<{ next_cursor: string }>(service.baseUrl, "GET", `${list}?limit=25`, adminToken, 200)
+  let contact = 0
+  const scenarios: ReadonlyArray<readonly [string, Array<Request>]> = [
+    ["newest 25", [{ method: "GET", path: `${list}?limit=25`, headers: admin }]],
+    ["by status", [{ method: "GET", path: `${list}?status=waiting&limit=25`, headers: admin }]],
+    ["by tag", [{ method: "GET", path: `${list}?tag=refund&limit=25`, headers: admin }]],
+    ["updated", [{ method: "GET", path: `${list}?sort=updated&limit=25`, headers: admin }]],
+    ["next page", [{ method: "GET", path: `${list}?limit=25&cursor=${encodeURIComponent(first.next_cursor)}`, headers: admin }]],
+    ["text", [{ method: "GET", path: `${list}?q=refund&limit=25`, headers: admin }]],
+    ["contact's", [{
+      method: "GET",
+      headers: key,
+      setupRequest: (request) => ({
+        ...request,
+        path: `/v1/tickets?contact_email=contact${contact++ % contacts}%40example.com&limit=10`
+      })
+    }]]
+  ]
+  return scenarios
+}
+
 export const benchLists = (options: ListsOptions): Promise<ListsResult> =>
   withTickets(options, async (service, project) => {
-    const admin = { authorization: `Bearer ${options.adminToken}` }
-    const key = { authorization: `Bearer ${project.api_key}` }
-    const list = `/v1/admin/projects/${project.project_id}/tickets`
-    const first = await requestJson<{ next_cursor: string }>(service.baseUrl, "GET", `${list}?limit=25`, options.adminToken, 200)
-    let contact = 0
-    const scenarios: ReadonlyArray<readonly [string, Array<Request>]> = [
-      ["newest 25", [{ method: "GET", path: `${list}?limit=25`, headers: admin }]],
-      ["by status", [{ method: "GET", path: `${list}?status=waiting&limit=25`, headers: admin }]],
-      ["by tag", [{ method: "GET", path: `${list}?tag=refund&limit=25`, headers: admin }]],
-      ["updated", [{ method: "GET", path: `${list}?sort=updated&limit=25`, headers: admin }]],
-      ["next page", [{ method: "GET", path: `${list}?limit=25&cursor=${encodeURIComponent(first.next_cursor)}`, headers: admin }]],
-      ["text", [{ method: "GET", path: `${list}?q=refund&limit=25`, headers: admin }]],
-      ["contact's", [{
-        method: "GET",
-        headers: key,
-        setupRequest: (request) => ({
-          ...request,
-          path: `/v1/tickets?contact_email=contact${contact++ % contacts}%40example.com&limit=10`
-        })
-      }]]
-    ]
     const results: Array<ListResult> = []
-    for (const [name, requests] of scenarios) {
+    for (const [name, requests] of await listScenarios(service, project, options.adminToken)) {
       await waitUntilIdle(service.pid)
       console.log(`  running "${name}"`)
       results.push(await measure(service.baseUrl, name, requests, options))
@@ -199,6 +210,89 @@ export const benchLists = (options: ListsOptions): Promise<ListsResult> =>
     scenarios: value
   }))
 
+/** One list of a side-by-side comparison: each build's req/s and CPU µs a request, round by round. */
+export interface ListComparison {
+  readonly name: string
+  readonly requestsPerSecond: { readonly own: ReadonlyArray<number>; readonly other: ReadonlyArray<number> }
+  readonly cpuMicrosPerRequest: { readonly own: ReadonlyArray<number>; readonly other: ReadonlyArray<number> }
+  readonly failures: number
+}
+
+export interface ListsComparison {
+  readonly kind: DatabaseKind
+  readonly tickets: number
+  readonly otherRoot: string
+  readonly rounds: number
+  readonly seconds: number
+  readonly lists: ReadonlyArray<ListComparison>
+}
+
+/**
+ * This build and the one at `otherRoot`, side by side on databases seeded alike: every round
+ * drives each list on both, one after the other (which goes first alternates), so what the
+ * machine does meanwhile weighs on both; the service's CPU time says what a request cost it.
+ */
+export const compareLists = (options: ListsOptions & { readonly otherRoot: string; readonly rounds: number }) =>
+  withTickets(options, (own, ownProject) =>
+    withTickets(options, async (other, otherProject) => {
+      const builds = {
+        own: { service: own, scenarios: await listScenarios(own, ownProject, options.adminToken) },
+        other: { service: other, scenarios: await listScenarios(other, otherProject, options.adminToken) }
+      }
+      await waitUntilIdle(own.pid)
+      await waitUntilIdle(other.pid)
+      const lists = builds.own.scenarios.map(([name]) => ({
+        name,
+        requestsPerSecond: { own: [] as Array<number>, other: [] as Array<number> },
+        cpuMicrosPerRequest: { own: [] as Array<number>, other: [] as Array<number> },
+        failures: 0
+      }))
+      for (let round = 0; round < options.rounds; round++) {
+        console.log(`  round ${round + 1} of ${options.rounds}`)
+        for (const [index, list] of lists.entries()) {
+          for (const build of round % 2 === 0 ? (["own", "other"] as const) : (["other", "own"] as const)) {
+            const { service, scenarios } = builds[build]
+            const requests = scenarios[index]![1]
+            await autocannon({ url: service.baseUrl, connections: options.connections, duration: 1, requests })
+            const before = cpuSeconds(service.pid)
+            const result = await autocannon({ url: service.baseUrl, connections: options.connections, duration: options.seconds, requests })
+            const used = cpuSeconds(service.pid) - before
+            list.requestsPerSecond[build].push(Math.round(result.requests.average))
+            list.cpuMicrosPerRequest[build].push(Math.round((used * 1e6) / Math.max(1, result.requests.total)))
+            list.failures += result.non2xx + result.errors
+          }
+        }
+      }
+      return lists
+    }, options.otherRoot).then(({ value }) => value), options.root).then(({ value }): ListsComparison => ({
+      kind: options.kind,
+      tickets: options.tickets,
+      otherRoot: options.otherRoot,
+      rounds: options.rounds,
+      seconds: options.seconds,
+      lists: value
+    }))
+
+const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length)
+
+export const printListsComparison = (result: ListsComparison) => {
+  console.log(`\n${result.kind}: ticket lists with ${result.tickets.toLocaleString("en")} tickets, this build against ${result.otherRoot}, side by side (${result.rounds} rounds of ${result.seconds} s)`)
+  console.log(`${"list".padEnd(12)} ${"req/s".padStart(7)} ${"other".padStart(7)} ${"ratio".padStart(6)} ${"CPU µs".padStart(7)} ${"other".padStart(7)} ${"ratio".padStart(6)}`)
+  for (const list of result.lists) {
+    const own = mean(list.requestsPerSecond.own)
+    const other = mean(list.requestsPerSecond.other)
+    const ownCpu = mean(list.cpuMicrosPerRequest.own)
+    const otherCpu = mean(list.cpuMicrosPerRequest.other)
+    console.log(
+      `${list.name.padEnd(12)} ${own.toFixed(0).padStart(7)} ${other.toFixed(0).padStart(7)} ${(own / other).toFixed(2).padStart(6)} ` +
+        `${ownCpu.toFixed(0).padStart(7)} ${otherCpu.toFixed(0).padStart(7)} ${(ownCpu / otherCpu).toFixed(2).padStart(6)}`
+    )
+  }
+  for (const list of result.lists.filter((list) => list.failures > 0)) {
+    console.log(`!!!!!! "${list.name}": ${list.failures} non-2xx responses or errors`)
+  }
+}
+
 export const printLists = (result: ListsResult) => {
   console.log(`\n${result.kind}: ticket lists with ${result.tickets.toLocaleString("en")} tickets in the project (service of ${result.serviceRoot}; seeded in ${result.seedSeconds.toFixed(0)} s)`)
   console.log(`${"list".padEnd(12)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)}`)
@@ -210,4 +304,7 @@ export const printLists = (result: ListsResult) => {
   }
 }
 
-export const listsFailed = (result: ListsResult) => result.scenarios.some((s) => s.non2xx > 0 || s.errors > 0)
+export const listsFailed = (result: ListsResult | ListsComparison) =>
+  "scenarios" in result
+    ? result.scenarios.some((s) => s.non2xx > 0 || s.errors > 0)
+    : result.lists.some((list) => list.failures > 0)
