@@ -23,7 +23,11 @@ export class Agents extends Context.Service<Agents>()("app/Admin/Agents", {
       return { agents: yield* repo.list(projectId) }
     })
 
-    return { create, list, findByEmail: repo.findByEmail }
+    /** The project's agent with this address; the project must exist (404 otherwise). */
+    const findInProject = (projectId: ProjectId, email: string) =>
+      Effect.andThen(projects.requireProject(projectId), repo.findByEmail(projectId, email))
+
+    return { create, list, findInProject }
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([AgentsRepo.layer, Projects.layer]))

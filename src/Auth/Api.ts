@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { Forbidden, RateLimited, Unauthorized, ValidationError } from "../Domain/Errors.ts"
+import { Forbidden, NotFound, RateLimited, Unauthorized, ValidationError } from "../Domain/Errors.ts"
 import type { ProjectId } from "../Domain/Ids.ts"
 import type { KeyScope } from "../Domain/Project.ts"
 import type { VerifiedVisitor } from "../Domain/Visitor.ts"
@@ -58,10 +58,11 @@ export class ActingAgent extends Context.Service<ActingAgent, {
 
 /**
  * `Authorization: Bearer <ADMIN_TOKEN>` for the operator API, and optionally `X-Agent-Email`:
- * the agent of the call's project it is done as (400 when it names no agent of that project).
+ * the agent of the call's project it is done as (400 when it names no agent of that project, 404
+ * when there is no such project).
  */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth, { provides: ActingAgent }>()("app/Auth/AdminAuth", {
-  error: [Unauthorized.wire, ValidationError.wire],
+  error: [Unauthorized.wire, ValidationError.wire, NotFound.wire],
   security: { adminToken },
   requiredForClient: true
 }) {}

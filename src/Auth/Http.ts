@@ -168,7 +168,7 @@ export const AdminAuthLive = Layer.effect(
       if (projectId === undefined || Option.isNone(projectId)) {
         return yield* new ValidationError({ message: "X-Agent-Email names an agent of a project: this call is about no one project" })
       }
-      const agent = yield* agents.findByEmail(projectId.value, email).pipe(Effect.orDie)
+      const agent = yield* agents.findInProject(projectId.value, email)
       if (Option.isNone(agent)) {
         return yield* new ValidationError({ message: "X-Agent-Email must be the address of an agent of this project" })
       }

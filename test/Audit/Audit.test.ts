@@ -192,6 +192,15 @@ describe.each(databaseKinds)("the audit log on %s", (kind) => {
         )
         expect(global.status).toBe(400)
         expect(global.body.error.message).toContain("this call is about no one project")
+        // outside any project the call is a 404, as it is without the header
+        const elsewhere = yield* Effect.promise(() =>
+          server.request("GET", "/v1/admin/projects/7d0c8f5e-6a4b-4c3d-8e2f-1a2b3c4d5e6f/tickets", {
+            key: adminToken,
+            headers: { "x-agent-email": "ana@acme.test" }
+          })
+        )
+        expect(elsewhere.status).toBe(404)
+        expect(elsewhere.body.error.code).toBe("NOT_FOUND")
         const after = yield* admin.admin.getTicket({ params: { pid, id: ticket.ticket_id } })
         expect(after.messages).toHaveLength(before.messages.length)
 
